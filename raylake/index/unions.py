@@ -1,0 +1,152 @@
+"""Union edges between tables, with the column mapping that aligns them.
+
+Shards of one table are found by content as well as by name, since a shard's header may
+be re-spelled (``BornState``, ``BORN_STATE``) and its columns reordered. A candidate table
+pair comes from any of: shared spelling-free header names, nearest tables by content
+embedding, or MinHash-LSH column collisions between the two tables. The pair is then
+aligned (Starmie-style bipartite matching, here exact with the Hungarian algorithm) on
+
+    S[i, j] = compat(type_i, type_j) · (½·name(i, j) + ½·content(i, j))
+    name    = max(1[same spelling-free name], token-Jaccard, rescaled header cosine)
+    content = max(MinHash Jaccard of values rescaled, rescaled header+sample cosine)
+
+and scored ``Σ matched S / max(|A|, |B|)``: a table that matches only part of another's
+columns does not union with it. ``row_overlap`` (value Jaccard of the most key-like aligned
+column) tells row-disjoint shards (≈ 0) from copies of one table (≈ 1).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from raylake.config import IndexConfig
+from raylake.index.arrays import ColumnArrays
+from raylake.index.joins import token_jaccard, type_compatible
+from raylake.kernels.minhash import jaccard
+
+
+def candidate_table_pairs(
+    cols: ColumnArrays,
+    sigs: np.ndarray,
+    n_tables: int,
+    table_emb: np.ndarray,
+    dirty_tables: np.ndarray,
+    lsh_pairs: np.ndarray,
+    cfg: IndexConfig,
+    max_name_df: int = 200,
+) -> np.ndarray:
+    """Unordered table pairs ``(t, u)``, ``t < u``, at least one of them dirty."""
+    pairs = []
+    # 1. shared header names (ignoring names present in very many tables, such as 'name')
+    by_name: dict[str, list[int]] = {}
+    for t, n in zip(cols.table, cols.norm_name):
+        by_name.setdefault(n, []).append(int(t))
+    n_cols = np.bincount(cols.table, minlength=n_tables)
+    shared: dict[tuple[int, int], int] = {}
+    for tables in by_name.values():
+        tables = sorted(set(tables))
+        if len(tables) < 2 or len(tables) > max_name_df:
+            continue
+        for x in range(len(tables)):
+            for y in range(x + 1, len(tables)):
+                t, u = tables[x], tables[y]
+                if dirty_tables[t] or dirty_tables[u]:
+                    shared[(t, u)] = shared.get((t, u), 0) + 1
+    for (t, u), k in shared.items():
+        if k >= 0.5 * min(n_cols[t], n_cols[u]):
+            pairs.append((t, u))
+    # 2. nearest tables by content embedding
+    if n_tables > 1 and dirty_tables.any():
+        import faiss
+
+        index = faiss.IndexFlatIP(table_emb.shape[1])
+        index.add(np.ascontiguousarray(table_emb, np.float32))
+        q = np.flatnonzero(dirty_tables)
+        sims, nbrs = index.search(np.ascontiguousarray(table_emb[q], np.float32), min(cfg.union_neighbours + 1, n_tables))
+        for row, t in enumerate(q):
+            for s, u in zip(sims[row], nbrs[row]):
+                if u >= 0 and u != t and s >= 0.75:
+                    pairs.append((min(t, u), max(t, u)))
+    # 3. value collisions: tables with several LSH-colliding column pairs of real overlap
+    if len(lsh_pairs):
+        jac = jaccard(sigs[lsh_pairs[:, 0]], sigs[lsh_pairs[:, 1]])
+        ta, tb = cols.table[lsh_pairs[:, 0]], cols.table[lsh_pairs[:, 1]]
+        keep = (ta != tb) & (jac >= 0.25)
+        ca, cb = lsh_pairs[keep, 0], lsh_pairs[keep, 1]
+        ta, tb = ta[keep], tb[keep]
+        swap = ta > tb
+        lo, hi = np.where(swap, tb, ta), np.where(swap, ta, tb)
+        clo, chi = np.where(swap, cb, ca), np.where(swap, ca, cb)
+        key = lo.astype(np.int64) << 32 | hi.astype(np.int64)
+        # distinct columns on each side that collide with the other table
+        n_lo = _count_distinct(key, clo)
+        n_hi = _count_distinct(key, chi)
+        for k in set(n_lo) & set(n_hi):
+            t, u = int(k >> 32), int(k & 0xFFFFFFFF)
+            if min(n_lo[k], n_hi[k]) >= max(2, 0.6 * max(n_cols[t], n_cols[u])):
+                pairs.append((t, u))
+    pairs = [(t, u) for t, u in pairs if min(n_cols[t], n_cols[u]) >= 0.6 * max(n_cols[t], n_cols[u])]
+    if not pairs:
+        return np.empty((0, 2), np.int64)
+    return np.unique(np.asarray(pairs, np.int64), axis=0)
+
+
+def _count_distinct(key: np.ndarray, col: np.ndarray) -> dict[int, int]:
+    uniq = np.unique(np.stack([key, col.astype(np.int64)], 1), axis=0)
+    k, counts = np.unique(uniq[:, 0], return_counts=True)
+    return dict(zip(k.tolist(), counts.tolist()))
+
+
+def align(
+    cols: ColumnArrays,
+    ca: np.ndarray,
+    cb: np.ndarray,
+    sigs: np.ndarray,
+    emb_header: np.ndarray,
+    emb_sample: np.ndarray,
+) -> tuple[float, list[tuple[int, int, float]], float]:
+    """Align columns ``ca`` of one table with ``cb`` of another: (score, matches, row_overlap)."""
+    tc = type_compatible(cols.dtype[ca][:, None], cols.dtype[cb][None, :])
+    same = (cols.norm_name[ca][:, None] == cols.norm_name[cb][None, :]).astype(float)
+    tok = np.array([[token_jaccard(x, y) for y in cols.words[cb]] for x in cols.words[ca]])
+    hcos = np.clip((emb_header[ca] @ emb_header[cb].T - 0.35) / 0.55, 0.0, 1.0)
+    name = np.maximum(np.maximum(same, tok), hcos)
+    has = (cols.n_distinct[ca][:, None] > 0) & (cols.n_distinct[cb][None, :] > 0)
+    jac = np.where(has, jaccard(sigs[ca][:, None, :], sigs[cb][None, :, :]), 0.0)
+    scos = np.clip((emb_sample[ca] @ emb_sample[cb].T - 0.35) / 0.55, 0.0, 1.0)
+    content = np.maximum(np.clip(jac / 0.5, 0.0, 1.0), scos)
+    # header-only tables have no content to compare: judge them by name alone
+    no_rows = (cols.n_rows[ca][:, None] == 0) | (cols.n_rows[cb][None, :] == 0)
+    content = np.where(no_rows, name, content)
+    sim = tc * (0.5 * name + 0.5 * content)
+    r, c = linear_sum_assignment(-sim)
+    matches = [(int(ca[i]), int(cb[j]), float(sim[i, j])) for i, j in zip(r, c) if sim[i, j] >= 0.3]
+    score = sum(m[2] for m in matches) / max(len(ca), len(cb))
+    overlap = 0.0
+    if matches:
+        keyness = [min(cols.uniqueness[i], cols.uniqueness[j]) for i, j, _ in matches]
+        best = int(np.argmax(keyness))
+        i, j, _ = matches[best]
+        overlap = float(jaccard(sigs[i], sigs[j])) if cols.n_distinct[i] and cols.n_distinct[j] else 0.0
+    return float(score), matches, overlap
+
+
+def find_unions(
+    cols: ColumnArrays,
+    table_cols: list[np.ndarray],
+    sigs: np.ndarray,
+    emb_header: np.ndarray,
+    emb_sample: np.ndarray,
+    table_pairs: np.ndarray,
+    cfg: IndexConfig,
+) -> list[dict]:
+    """Scored union edges over ``table_pairs`` that pass ``cfg.union_threshold``."""
+    edges = []
+    for t, u in table_pairs:
+        ca, cb = table_cols[t], table_cols[u]
+        if min(len(ca), len(cb)) < 0.6 * max(len(ca), len(cb)):
+            continue
+        score, matches, overlap = align(cols, ca, cb, sigs, emb_header, emb_sample)
+        if score >= cfg.union_threshold:
+            edges.append({"src": int(t), "dst": int(u), "score": score, "matches": matches, "row_overlap": overlap})
+    return edges
