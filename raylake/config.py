@@ -51,6 +51,9 @@ class IGMSConfig:
     hops: int = 3  # h: longest χ_r-compatible path for an edge atom
     type_gate: bool = True  # zero ψ when the atom's type and the evidence type disagree
     variant: str = "igms"  # igms | r1_linear | r2_no_redundancy | r3_no_coupling | r4_additive
+    r1_w_rel: float = 1.0  # r1_linear: weight of relevance Σ_i max_j M[i, j] (raylake.reward.variants)
+    r1_w_cov: float = 1.0  # r1_linear: weight of coverage Σ_j max_i M[i, j]
+    r1_w_red: float = 1.0  # r1_linear: weight of redundancy Σ_{i<k} ColJac(z_i, z_k)
 
 
 @dataclass
