@@ -11,6 +11,9 @@ what the index found:
   spelling-free header set: shards of one source table.
 - :func:`db_clusters` — files linked through gold sets (one cluster ≈ one database), to
   count edges that certainly cross databases.
+- :func:`file_databases` — the database (``db_id``) of every file some gold set names: two
+  files of different databases never join or union in Spider, so an edge between them is
+  wrong (files of one database that no question links fall in different ``db_clusters``).
 """
 from __future__ import annotations
 
@@ -152,3 +155,8 @@ def db_clusters(questions: list[dict]) -> dict[str, int]:
             parent[find(f)] = find(g[0])
     roots = {}
     return {f: roots.setdefault(find(f), len(roots)) for f in list(parent)}
+
+
+def file_databases(questions: list[dict]) -> dict[str, str]:
+    """``{file: db_id}`` for every file named by some question's gold tables."""
+    return {f: q["db_id"] for q in questions for f in q["gold_tables"]}

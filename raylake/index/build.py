@@ -178,7 +178,10 @@ def build_index(
             if old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
                 clean.append(f)
             elif old and old["size"] == f.size and old.get("sha256"):
-                sha = hashlib.sha256(lake.read_bytes(f)).hexdigest()
+                try:
+                    sha = hashlib.sha256(lake.read_bytes(f)).hexdigest()
+                except OSError:
+                    sha = None  # unreadable now: re-profiling names it as skipped
                 (clean if sha == old["sha256"] else dirty).append(f)
                 moved = moved or sha == old["sha256"]
             else:
@@ -232,7 +235,8 @@ def build_index(
             skipped[f.path] = old["reason"]
     paths = sorted(p for p in lake_paths if p not in skipped)
     if not paths:
-        raise RaylakeError(f"nothing to index in {lake.root!r}: all {len(skipped)} files were skipped (see the reasons above)")
+        reasons = "; ".join(f"{p}: {skipped[p]}" for p in sorted(skipped)[:3]) + ("; ..." if len(skipped) > 3 else "")
+        raise RaylakeError(f"nothing to index in {lake.root!r}: all {len(skipped)} files were skipped ({reasons})")
     table_rows, col_records, col_table, sig_parts, value_rows = [], [], [], [], []
     dirty_tables = np.zeros(len(paths), bool)
     for tid, path in enumerate(paths):

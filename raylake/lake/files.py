@@ -42,7 +42,8 @@ class Lake:
         return isinstance(self.fs, pafs.LocalFileSystem)
 
     def read_bytes(self, f: LakeFile) -> bytes:
-        with self.fs.open_input_stream(f.location) as stream:
+        # compression=None: the raw bytes (their hash is the file's); read_table gunzips .gz itself
+        with self.fs.open_input_stream(f.location, compression=None) as stream:
             return stream.read()
 
 

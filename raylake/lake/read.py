@@ -106,6 +106,8 @@ def _read_csv(path: str, data: bytes, max_field_bytes: int) -> pa.Table:
     text = _decode(data)
     if not text.strip():
         raise SkipFile("no header and no rows (the file is blank)")
+    if not text.endswith(("\n", "\r")):
+        text += "\n"  # pyarrow cannot infer the columns of a header-only file without a final newline
     delim, quote = _sniff(text, path)
     first = next(csv.reader(io.StringIO(text[:_SNIFF_BYTES]), delimiter=delim, quotechar=quote), [])
     if first and all(_NUMBER.match(v.strip() or "0") for v in first) and any(v.strip() for v in first):
