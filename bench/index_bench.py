@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 
 from bench import spider_gold
 from bench.memory import TreeMemory, machine
+from bench.synth import generate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPIDER_LAKE = os.path.abspath(os.path.join(ROOT, "..", "shared", "data", "spider_lake", "lake"))
@@ -201,12 +202,19 @@ def edge_quality(edges: list[dict], n_tables: int, gold_joins, gold_unions, grou
         "join_edges_per_table": round(len(join_cols) / max(1, n_tables), 2),
         "union_edges_per_table": round(len(unions) / max(1, n_tables), 2),
     }
+    out.update(cross_group(edges, group_of, "group"))
+    return out
+
+
+def cross_group(edges: list[dict], group_of: dict, label: str) -> dict:
+    """Join and union edges whose two files lie in different groups (both files' groups known)."""
+    out = {}
     for kind in ("join", "union"):
         known = [e for e in edges if e["kind"] == kind and e["src_table"] in group_of and e["dst_table"] in group_of]
         cross = sum(group_of[e["src_table"]] != group_of[e["dst_table"]] for e in known)
-        out[f"{kind}_edges_with_known_groups"] = len(known)
-        out[f"{kind}_edges_cross_group"] = cross
-        out[f"{kind}_cross_group_share"] = _share(cross, len(known))
+        out[f"{kind}_edges_with_known_{label}s"] = len(known)
+        out[f"{kind}_edges_cross_{label}"] = cross
+        out[f"{kind}_cross_{label}_share"] = _share(cross, len(known))
     return out
 
 
@@ -247,6 +255,10 @@ def synthetic_quality(lake: str, edges: list[dict], n_tables: int) -> dict:
     group_of = {f: t["family"] for f, t in truth["source_tables"].items()}
     q = edge_quality(edges, n_tables, joins, unions, group_of, mapping_ok)
     q["groups"] = "families of the generator (one source table each)"
+    # families of one theme share a schema (like yearly exports of one dataset), so a union
+    # across families may be right; across themes it never is
+    theme = {f["id"]: f["theme"] for f in truth["families"]}
+    q.update(cross_group(edges, {f: theme[g] for f, g in group_of.items()}, "theme"))
     return q
 
 
@@ -312,6 +324,9 @@ def plot(results: dict, path: str) -> None:
     ax[2].plot(x, [r["cold"]["peak_driver_rss_mb"] / 1024 for r in lakes], "s-", label="driver alone (RSS)")
     ax[2].set(title="cold index: peak memory", ylabel="GiB", xticks=list(x), xticklabels=names)
     ax[2].legend(fontsize=8)
+    failed = [f"{k} ({r['tables']:,} tables): {r['error']} after {r['wall_s']:.0f} s" for k, r in results.items() if "error" in r]
+    if failed:
+        fig.suptitle("did not finish: " + "; ".join(failed), fontsize=9, color="firebrick")
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -341,8 +356,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mem-limit-gb", type=float, default=round(0.7 * machine()["memory_gb"], 1),
                    help="kill a run whose process tree passes this PSS (default: 70%% of the machine's memory)")
     args = p.parse_args(argv)
-
-    from bench.synth import generate
 
     work = args.work or tempfile.mkdtemp(prefix="raylake-index-bench-")
     result = {"machine": machine(), "command": "python -m bench.index_bench " + " ".join(argv if argv is not None else sys.argv[1:]), "lakes": {}}
