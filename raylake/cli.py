@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--index-dir", default=".raylake")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_inspect)
+
+    from raylake.llm.cli import register as register_llm
+
+    register_llm(sub)
     return p
 
 

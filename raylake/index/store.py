@@ -134,11 +134,14 @@ def update_manifest(build: str, manifest: dict) -> None:
     os.replace(tmp, os.path.join(build, "manifest.json"))
 
 
-def cleanup(index_dir: str) -> None:
-    """Remove build folders that are neither live nor being written by a live process."""
+def cleanup(index_dir: str, keep: int = 2) -> None:
+    """Remove build folders that are neither among the ``keep`` newest (the live one and its
+    predecessor, which readers opened before the swap may still use) nor being written."""
     live = current_build(index_dir)
+    builds = sorted((e for e in os.scandir(index_dir) if e.is_dir() and e.name.startswith("build-")), key=lambda e: e.stat().st_mtime, reverse=True)
+    recent = {e.path for e in builds[:keep]} | {live}
     for entry in os.scandir(index_dir):
-        if not entry.is_dir() or entry.path == live:
+        if not entry.is_dir() or entry.path in recent:
             continue
         if entry.name.startswith("build-") or (entry.name.startswith(".tmp-build-") and not _owner_alive(entry.path)):
             shutil.rmtree(entry.path, ignore_errors=True)

@@ -1,0 +1,4 @@
+"""The lake graph G_D at table level: join and union adjacency, closures, paths, parts."""
+from raylake.graph.lake_graph import JoinLink, LakeGraph, UnionLink
+
+__all__ = ["JoinLink", "LakeGraph", "UnionLink"]

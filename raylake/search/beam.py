@@ -1,0 +1,284 @@
+"""GRAFT Algorithm 3: online search by anchor reachability, admissible beam search, lazy reranking.
+
+Stage 1 — anchor reachability (lines 1–5): the top-K tables of every node atom form V₀.
+The candidate region is the (L−1)-hop structural closure of V₀; it is never materialised,
+because every action below starts from an anchor or from a table one edge from the plan.
+
+Stage 2 — beam search of width B (lines 6–17). An action adds a table *cluster* (a table
+and its union shards: one intent tree may be witnessed by several shards, Sec. 3.1) to a
+prefix Φ, attached by a join or union edge to a table already in Φ. It is admissible when
+the new table lies in R_h(a_j) — within h join hops of an anchor of an atom a_j that Φ
+does not yet support (ψ < ``supported``). Our choice where the paper is terse: an action
+may also reach an anchor of an unsupported atom through up to h−1 *bridge* tables (the
+cheapest join path, cost Σ −log ω), added in one move. A bridge alone supports almost no
+atom, so a one-table beam would prune it before the table it leads to could pay; the
+composite action is scored by the IGMS gain of the whole path. Actions are scored by the
+value network Q when one is given, otherwise by the exact IGMS marginal gain (incremental
+Cholesky state, :class:`raylake.reward.IGMSState`).
+
+Stopping: an action adding k tables is taken only if its gain is at least k·λ
+(``SearchConfig.min_gain``); a prefix with no such action is final. The best plan maximises
+U − λ·|Φ|, so it has at most L tables and is not padded to L.
+
+Stage 3 — lazy reranking (lines 18–31): every prefix of every beam goes into a max-queue
+keyed by its upper bound (the beam score); a popped prefix is evaluated exactly by
+rebuilding its IGMS state from scratch, and the loop stops when the top bound falls
+below the best confirmed score (Minoux). With the IGMS scorer the beam score is already
+exact, so the queue confirms the leader at once; with Q it does the real work.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from raylake.config import IGMSConfig, SearchConfig
+from raylake.reward import IGMSState, igms_value
+from raylake.search.plan import Plan, Step
+from raylake.search.support import Support, jaccard
+
+
+@dataclass
+class _Prefix:
+    clusters: list[list[int]]
+    steps: list[Step]
+    state: IGMSState
+    colsets: list[frozenset]
+    tree_sup: list[dict]
+    links: list[tuple[int, int, float]]  # (cluster, parent cluster, join score) in the plan tree
+    covered: np.ndarray  # best support per atom so far
+    rows: list = field(default_factory=list)  # unit rows of M, in insertion order
+    done: bool = False
+    score: float = 0.0  # U − λ·|Φ|
+    tables: set = field(default_factory=set)
+
+    @property
+    def value(self) -> float:
+        return self.state.value
+
+    @property
+    def n_tables(self) -> int:
+        return sum(len(c) for c in self.clusters)
+
+
+class BeamSearch:
+    def __init__(self, graph, support: Support, cfg: SearchConfig, igms: IGMSConfig, scorer=None):
+        self.g = graph
+        self.sup = support
+        self.cfg = cfg
+        self.igms = igms
+        self.scorer = scorer  # optional Q(prefix, actions) -> scores (the learned value network)
+        self.lam = cfg.min_gain
+        self.anchors = support.anchors(cfg.top_k)
+        self.evaluations = 0
+        self._reach: dict[int, dict[int, int]] = {}
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _new_prefix(self) -> _Prefix:
+        return _Prefix([], [], IGMSState(self.sup.a, self.igms.sigma0_sq, capacity=2 * self.cfg.budget + 4), [], [], [], np.zeros(self.sup.a))
+
+    def _copy(self, p: _Prefix) -> _Prefix:
+        return _Prefix(list(p.clusters), list(p.steps), p.state.copy(), list(p.colsets), list(p.tree_sup), list(p.links), p.covered.copy(), list(p.rows), False, p.score, set(p.tables))
+
+    def _add_unit(self, p: _Prefix, row: np.ndarray, colset: frozenset) -> float:
+        c = np.array([jaccard(colset, cs) for cs in p.colsets]) if p.colsets else None
+        gain = p.state.add(row, c)
+        p.colsets.append(colset)
+        p.rows.append(row)
+        np.maximum(p.covered, row, out=p.covered)
+        return gain
+
+    def _path_to_all(self, p: _Prefix, start: int) -> dict[int, tuple[float, int]]:
+        """Plan-tree distance from cluster ``start``: cluster → (product of join scores, links)."""
+        adj: dict[int, list[tuple[int, float]]] = {}
+        for a, b, w in p.links:
+            adj.setdefault(a, []).append((b, w))
+            adj.setdefault(b, []).append((a, w))
+        out = {start: (1.0, 0)}
+        todo = [start]
+        while todo:
+            x = todo.pop()
+            for y, w in adj.get(x, ()):
+                if y not in out:
+                    out[y] = (out[x][0] * w, out[x][1] + 1)
+                    todo.append(y)
+        return out
+
+    def _attach(self, p: _Prefix, cluster: list[int], step: Step, parent_cluster: int | None, join_score: float) -> float:
+        """Append one cluster (table unit, then its join unit) and its step; returns the gain."""
+        gain = self._add_unit(p, self.sup.table_row(cluster), self.sup.colset(cluster))
+        side = self.sup.tree_support(cluster)
+        k = len(p.clusters)
+        p.clusters.append(cluster)
+        p.tree_sup.append(side)
+        p.tables.update(cluster)
+        if parent_cluster is not None and step.op == "join":
+            p.links.append((k, parent_cluster, join_score))
+            dist = self._path_to_all(p, k)
+            others = [(p.tree_sup[j], dist[j][0], dist[j][1]) for j in range(k) if j in dist]
+            row = self.sup.join_row(side, others)
+            if row.any():
+                gain += self._add_unit(p, row, frozenset(self._key_names(step)))
+        elif parent_cluster is not None:
+            p.links.append((k, parent_cluster, join_score))
+        p.steps.append(step)
+        main = cluster[0]
+        for t in cluster[1:]:
+            link = self.g.union[main].get(t)
+            p.steps.append(Step("union", t, main, None, dict(link.mapping) if link else None, link.score if link else 0.0, 0.0, "union shard"))
+        return gain
+
+    def _key_names(self, step: Step) -> list[str]:
+        from raylake.index.profile import norm_name
+
+        return [norm_name(k) for k in (step.keys or ())]
+
+    # ------------------------------------------------------------------ actions
+
+    def _reachable(self, atom: int) -> dict[int, int]:
+        """R_h(a_j): tables within h join hops of an anchor of atom j (cached per atom)."""
+        if atom not in self._reach:
+            self._reach[atom] = self.g.closure(self.anchors.get(atom, []), self.cfg.hops)
+        return self._reach[atom]
+
+    def _unsupported(self, p: _Prefix) -> list[int]:
+        return [j for j in self.anchors if p.covered[j] < self.cfg.supported and self.anchors[j]]
+
+    def _actions(self, p: _Prefix) -> list[tuple]:
+        """Admissible actions: (path of (anchor, new, op, link) hops, cluster per hop)."""
+        budget_left = self.cfg.budget - p.n_tables
+        if budget_left <= 0:
+            return []
+        if not p.clusters:
+            starts = {t for ts in self.anchors.values() for t in ts}
+            return [((None, t, "start", None),) for t in sorted(starts)]
+        unsup = self._unsupported(p)
+        if not unsup:
+            return []
+        admissible: set[int] = set()
+        for j in unsup:
+            admissible.update(self._reachable(j))
+        actions = []
+        seen = set()
+        for t in p.tables:
+            for u, links in self.g.join[t].items():
+                if u in p.tables or u not in admissible or u in seen:
+                    continue
+                seen.add(u)
+                actions.append(((t, u, "join", links[0]),))
+            for u, link in self.g.union[t].items():
+                if u in p.tables or u in seen or self.g.is_shard_link(link) or u not in admissible:
+                    continue
+                seen.add(u)
+                actions.append(((t, u, "union", link),))
+        # bridge paths to anchors of unsupported atoms
+        if self.cfg.hops >= 2:
+            paths = self.g.best_paths(p.tables, self.cfg.hops)
+            targets = {t for j in unsup for t in self.anchors[j][:3]}
+            for t in targets:
+                if t in p.tables or t not in paths:
+                    continue
+                _, path = paths[t]
+                if len(path) <= 2:
+                    if t not in seen:
+                        seen.add(t)
+                        actions.append(((path[0], t, "join", self.g.join[path[0]][t][0]),))
+                    continue
+                hops = tuple((a, b, "join", self.g.join[a][b][0]) for a, b in zip(path, path[1:]))
+                actions.append(hops)
+        return actions
+
+    def _apply(self, p: _Prefix, action: tuple) -> tuple[_Prefix, float, int] | None:
+        q = self._copy(p)
+        gain, added = 0.0, 0
+        for i, (anchor, new, op, link) in enumerate(action):
+            if new in q.tables:
+                return None
+            cluster = [t for t in self.g.shards(new) if t not in q.tables]
+            if new not in cluster:
+                cluster = [new] + cluster
+            else:
+                cluster = [new] + [t for t in cluster if t != new]
+            added += len(cluster)
+            if q.n_tables + len(cluster) > self.cfg.budget:
+                return None
+            if op == "start":
+                step = Step("start", new, None, None, None, 0.0, 0.0, "anchor")
+                gain += self._attach(q, cluster, step, None, 0.0)
+            else:
+                parent = next(k for k, c in enumerate(q.clusters) if anchor in c)
+                if op == "join":
+                    keys = (link.src_column, link.dst_column) if link.src_table == anchor else (link.dst_column, link.src_column)
+                    step = Step("join", new, anchor, keys, None, link.score, 0.0, "bridge" if i < len(action) - 1 else "joined")
+                    gain += self._attach(q, cluster, step, parent, link.score)
+                else:
+                    step = Step("union", new, anchor, None, {v: k for k, v in link.mapping.items()}, link.score, 0.0, "joined")
+                    gain += self._attach(q, cluster, step, parent, link.score)
+        last = action[-1][1]
+        next(s for s in reversed(q.steps) if s.new == last).gain = gain
+        self.evaluations += 1
+        q.score = q.value - self.lam * q.n_tables
+        return q, gain, added
+
+    # ------------------------------------------------------------------ search
+
+    def run(self) -> Plan:
+        beam = [self._new_prefix()]
+        pool: list[_Prefix] = []
+        for _depth in range(self.cfg.budget):
+            children: dict[frozenset, _Prefix] = {}
+            for p in beam:
+                best_here = None
+                for action in self._actions(p):
+                    res = self._apply(p, action)
+                    if res is None:
+                        continue
+                    q, gain, added = res
+                    if gain < self.lam * added:
+                        continue
+                    key = frozenset(q.tables)
+                    if key not in children or children[key].score < q.score:
+                        children[key] = q
+                    best_here = True
+                if not best_here:
+                    p.done = True
+                    pool.append(p)
+            if not children:
+                break
+            ranked = sorted(children.values(), key=lambda q: -q.score)
+            if self.scorer is not None:
+                ranked = self.scorer.rank(ranked)
+            beam = ranked[: self.cfg.beam]
+            pool.extend(beam)
+        return self._rerank(pool)
+
+    def _rerank(self, pool: list[_Prefix]) -> Plan:
+        """Stage 3: Minoux-style lazy queue over the shortlist, exact IGMS from scratch."""
+        import heapq
+
+        pool = [p for p in pool if p.clusters]
+        if not pool:
+            return Plan([], 0.0)
+        heap = [(-p.score, i) for i, p in enumerate(pool)]
+        heapq.heapify(heap)
+        best, best_score = None, -math.inf
+        while heap:
+            neg_bound, i = heapq.heappop(heap)
+            if -neg_bound < best_score:
+                break
+            p = pool[i]
+            exact = self._exact(p) - self.lam * p.n_tables
+            if exact > best_score:
+                best, best_score = p, exact
+        return Plan(best.steps, float(best.value))
+
+    def _exact(self, p: _Prefix) -> float:
+        """U of a prefix recomputed from scratch from its units (Eq. 6)."""
+        n = len(p.rows)
+        C = np.eye(n) * (1.0 + self.igms.sigma0_sq)
+        for i in range(n):
+            for j in range(i):
+                C[i, j] = C[j, i] = jaccard(p.colsets[i], p.colsets[j])
+        return igms_value(np.asarray(p.rows), C)

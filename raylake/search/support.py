@@ -1,0 +1,240 @@
+"""Support of lake objects for intent atoms: the entries of IGMS's M (GRAFT Sec. 3.2).
+
+For a node atom u and a lake object x,
+
+    ψ(u, x) = 1[type(u) ~ type(x)] · σ(β · (s(u, x) − s₀))
+
+where ``s ∈ [0, 1]`` is a similarity that fuses the paper's embedding cosine with two exact
+signals the cosine misses (our choice, documented here because the paper leaves it open):
+
+- entity u vs table x: max of the lemma of u naming the table (its key prefix, e.g.
+  ``Festival_ID``; :class:`~raylake.intent.lexicon.Lexicon`), the cosine with the table text,
+  and 0.85 × the best column match;
+- attribute u vs column x: max of IDF-weighted header-token overlap, the rescaled cosine
+  with the header embedding, and 0.9 × that with the header+sample embedding;
+- value u vs column x: 1 when the normalised value is in the column (value index); 0.6 for
+  a number or date inside the column's range (the type gate admits only numeric/date
+  columns for them); else 0.7 × the rescaled cosine with the header+sample embedding.
+
+Cosines are rescaled ``clip((cos − 0.3)/0.5, 0, 1)`` (MiniLM puts unrelated short texts at
+0.1–0.3). Evidence units and their rows:
+
+- a **table unit** per table cluster in a plan (one table and its shards): node atoms get
+  the best ψ over the cluster's columns (entity: over the table as well);
+  ``has_attribute(e, a)`` the best ψ(e, T)·ψ(a, c) and ``has_value(a, v)`` the best
+  ψ(a, c)·ψ(v, c) over its columns c — the containment paths χ of intra-tree edges;
+- a **join unit** per join link of the plan: each cross-tree join atom (i, j) gets the best
+  ψ(i, x)·ω(p)^(1/|p|)·ψ(j, y) over plan paths p ∋ link between tables x, y of at most h
+  links, ω the join scores (Eq. after 6); ψ(i, x) is tree i's best node support in x.
+
+The redundancy covariance is the Jaccard of the units' column sets, columns identified by
+their spelling-free names, so two copies of one schema are redundant while a table and a
+different table sharing one key are not.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from raylake.config import IGMSConfig
+from raylake.intent.lexicon import Lexicon, lemma, tokens
+from raylake.intent.model import IntentGraph
+
+_NUM = re.compile(r"^[+-]?\d+(\.\d+)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def rescale(cos: np.ndarray) -> np.ndarray:
+    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
+
+
+class Support:
+    """ψ for every atom of ``intent`` against every column and table of ``index``."""
+
+    def __init__(self, index, lexicon: Lexicon, intent: IntentGraph, cfg: IGMSConfig | None = None):
+        self.index = index
+        self.lex = lexicon
+        self.intent = intent
+        self.cfg = cfg or IGMSConfig()
+        self.atoms = intent.atoms()
+        self.a = len(self.atoms)
+        n_cols = index.n_columns
+        starts = np.asarray([tc[0] if len(tc) else 0 for tc in index.table_columns], np.int64)
+        self._starts = starts
+        node = [at for at in self.atoms if at.is_node]
+        texts = [at.text for at in node]
+        emb = index.embedder.encode([t.lower() for t in texts]) if texts else np.zeros((0, index.emb_header.shape[1]), np.float32)
+        hcos = emb @ index.emb_header.T  # (n_node, C)
+        scos = emb @ index.emb_sample.T
+        tcos = emb @ index.emb_table.T  # (n_node, T)
+        self.col_s = np.zeros((self.a, n_cols))  # similarity s(u, column) of node atoms
+        self.tab_s = np.zeros((self.a, index.n_tables))  # similarity s(u, table) of node atoms
+        dtype = np.asarray(index.columns["dtype"])
+        for k, at in enumerate(node):
+            i = at.index
+            if at.kind == "value":
+                self.col_s[i] = self._value_sim(at.text, scos[k], dtype)
+            else:
+                s = np.maximum(rescale(hcos[k]), 0.9 * rescale(scos[k]))
+                for c, w in lexicon.lexical_scores(tokens(at.text)).items():
+                    s[c] = max(s[c], w)
+                self.col_s[i] = s
+            best_col = np.maximum.reduceat(self.col_s[i], starts) if n_cols else np.zeros(index.n_tables)
+            if at.kind == "entity":
+                named = self._entity_naming(at.text)
+                self.tab_s[i] = np.maximum.reduce([named, rescale(tcos[k]), 0.85 * best_col])
+            else:
+                self.tab_s[i] = best_col
+        beta, s0 = self.cfg.beta, self.cfg.cos0
+        self.col_psi = self._psi(self.col_s)
+        self.tab_psi = self._psi(self.tab_s)
+        self._node_mask = np.array([at.is_node for at in self.atoms])
+        self.col_psi[~self._node_mask] = 0.0
+        self.tab_psi[~self._node_mask] = 0.0
+        self._beta, self._s0 = beta, s0
+        self.join_atoms = [at for at in self.atoms if at.kind == "join"]
+        tree_nodes: dict[str, list[int]] = {}
+        for at in self.atoms:
+            if at.is_node:
+                tree_nodes.setdefault(at.tree, []).append(at.index)
+        self._tree_nodes = tree_nodes
+        self._join_trees = [(at.index, self._tree_of(at.ends[0]), self._tree_of(at.ends[1])) for at in self.join_atoms]
+        self._row_cache: dict[int, np.ndarray] = {}
+        self.weights = self._specificity()
+        self.scale = np.sqrt(self.weights)
+        self.names = np.asarray(index.columns["norm_name"])
+
+    # ------------------------------------------------------------------ similarities
+
+    def _psi(self, s: np.ndarray) -> np.ndarray:
+        psi = 1.0 / (1.0 + np.exp(-self.cfg.beta * (s - self.cfg.cos0)))
+        return np.where(s > 0, psi, 0.0)  # the type gate: no similarity, no support
+
+    def _value_sim(self, text: str, scos: np.ndarray, dtype: np.ndarray) -> np.ndarray:
+        idx = self.index
+        s = np.zeros(idx.n_columns)
+        norm = " ".join(text.lower().split())
+        numeric = bool(_NUM.match(norm))
+        date = bool(_DATE.match(norm))
+        if numeric or date:
+            gate = np.isin(dtype, ["int", "float"]) if numeric else (dtype == "date") | (dtype == "text")
+            s = np.where(gate, 0.35, 0.0)
+            if numeric:
+                v = float(norm)
+                for c in np.flatnonzero(gate):
+                    summ = idx.column_summary(int(c))
+                    lo, hi = summ.get("min"), summ.get("max")
+                    if lo is not None and hi is not None and lo <= v <= hi:
+                        s[c] = 0.6
+        else:
+            s = 0.7 * rescale(scos)
+        hits = idx.values.get(norm)
+        if hits is not None:
+            s[hits] = 1.0
+        return s
+
+    def _entity_naming(self, text: str) -> np.ndarray:
+        out = np.zeros(self.index.n_tables)
+        toks = tokens(text)
+        if not toks:
+            return out
+        for w in {toks[-1], "".join(toks), "_".join(toks)}:
+            for t in self.lex.entity_tables.get(w, ()):
+                out[t] = max(out[t], self.lex.entity_strength(t, w))
+        return out
+
+    def _specificity(self) -> np.ndarray:
+        """Prior variance w_j of each atom: how few tables support it (an IDF over tables).
+
+        θ_j ~ N(0, w_j) instead of N(0, 1) turns Eq. 6 into logdet(I + W½MᵀC⁻¹MW½): rows of M
+        are scaled by √w. An atom that every table supports ('name', 'id') carries no
+        information about which tables to pick; the paper's unit prior would let it pull
+        in any table. Edge atoms take the geometric mean of their two ends.
+        """
+        n = max(2, self.index.n_tables)
+        w = np.ones(self.a)
+        for at in self.atoms:
+            if at.is_node:
+                k = int((self.tab_psi[at.index] >= 0.5).sum())
+                w[at.index] = np.clip(math.log(n / max(k, 1)) / math.log(n), 0.05, 1.0)
+        for at in self.atoms:
+            if not at.is_node:
+                w[at.index] = math.sqrt(w[at.ends[0]] * w[at.ends[1]])
+        return w
+
+    def _tree_of(self, atom_index: int) -> str:
+        return self.atoms[atom_index].tree
+
+    # ------------------------------------------------------------------ anchors
+
+    def anchors(self, k: int) -> dict[int, list[int]]:
+        """Top-``k`` tables per node atom (GRAFT Alg. 3 line 3), best first."""
+        out = {}
+        for at in self.atoms:
+            if not at.is_node:
+                continue
+            row = self.tab_s[at.index]
+            top = np.argpartition(-row, min(k, len(row) - 1))[:k] if len(row) > k else np.arange(len(row))
+            top = top[np.argsort(-row[top], kind="stable")]
+            out[at.index] = [int(t) for t in top if row[t] > 0]
+        return out
+
+    # ------------------------------------------------------------------ unit rows
+
+    def table_row(self, tables: list[int]) -> np.ndarray:
+        """Support row of the table unit of a cluster (a table and its shards)."""
+        key = tables[0] if len(tables) == 1 else None
+        if key is not None and key in self._row_cache:
+            return self._row_cache[key]
+        cols = np.concatenate([self.index.table_columns[t] for t in tables])
+        row = np.zeros(self.a)
+        cp = self.col_psi[:, cols]  # (a, n_cols)
+        best = cp.max(axis=1) if cols.size else np.zeros(self.a)
+        for at in self.atoms:
+            if at.kind == "entity":
+                row[at.index] = max(self.tab_psi[at.index, tables].max(), best[at.index])
+            elif at.is_node:
+                row[at.index] = best[at.index]
+        for at in self.atoms:
+            if at.kind == "has_attribute":
+                e, x = at.ends
+                row[at.index] = row[e] * best[x]
+            elif at.kind == "has_value":
+                x, v = at.ends
+                row[at.index] = float((cp[x] * cp[v]).max()) if cols.size else 0.0
+        row = row * self.scale
+        if key is not None:
+            self._row_cache[key] = row
+        return row
+
+    def tree_support(self, tables: list[int]) -> dict[str, float]:
+        row = self.table_row(tables) / self.scale
+        return {tree: float(row[nodes].max()) for tree, nodes in self._tree_nodes.items()}
+
+    def join_row(self, new_side: dict[str, float], others: list[tuple[dict[str, float], float, int]]) -> np.ndarray:
+        """Support row of a join unit that attached a cluster with tree supports ``new_side``.
+
+        ``others``: for every other plan cluster, its tree supports, the product of join scores
+        on the plan path to the new cluster, and that path's length in links.
+        """
+        row = np.zeros(self.a)
+        for j, ti, tj in self._join_trees:
+            best = 0.0
+            for sup, omega, length in others:
+                if length > self.cfg.hops or length == 0:
+                    continue
+                g = omega ** (1.0 / length)
+                best = max(best, sup.get(ti, 0.0) * g * new_side.get(tj, 0.0), sup.get(tj, 0.0) * g * new_side.get(ti, 0.0))
+            row[j] = best
+        return row * self.scale
+
+    def colset(self, tables: list[int]) -> frozenset:
+        return frozenset(self.names[np.concatenate([self.index.table_columns[t] for t in tables])].tolist())
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
