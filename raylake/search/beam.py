@@ -68,7 +68,7 @@ class BeamSearch:
         self.sup = support
         self.cfg = cfg
         self.igms = igms
-        self.scorer = scorer  # optional Q(prefix, actions) -> scores (the learned value network)
+        self.scorer = scorer  # optional learned value network: scorer.rank(children, support) -> children best-first
         self.lam = cfg.min_gain
         self.anchors = support.anchors(cfg.top_k)
         self.evaluations = 0
@@ -249,7 +249,7 @@ class BeamSearch:
                 break
             ranked = sorted(children.values(), key=lambda q: -q.score)
             if self.scorer is not None:
-                ranked = self.scorer.rank(ranked)
+                ranked = self.scorer.rank(ranked, self.sup)
             beam = ranked[: self.cfg.beam]
             pool.extend(beam)
         return self._rerank(pool)
