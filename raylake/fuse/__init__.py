@@ -1,0 +1,1 @@
+"""Fusion: execute a plan (unions through column mappings, joins on edge keys) in DuckDB."""

@@ -1,0 +1,1 @@
+"""raylake as a Ray Serve application: /ask, /intent, /tables, /health, /metrics."""
