@@ -127,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_inspect)
 
     from raylake.llm.cli import register as register_llm
+    from raylake.search.cli import register as register_ask
 
+    register_ask(sub)
     register_llm(sub)
     return p
 

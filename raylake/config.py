@@ -62,7 +62,7 @@ class SearchConfig:
     beam: int = 8  # B: beam width
     top_k: int = 8  # K: anchors per intent atom
     hops: int = 2  # h: admissibility radius from an atom's anchors
-    min_gain: float = 0.02  # λ: a table must raise IGMS U by this much to be added (plans maximise U − λ·|Φ|)
+    min_gain: float = 0.05  # λ: a table must raise IGMS U by this much to be added (plans maximise U − λ·|Φ|)
     supported: float = 0.5  # an atom whose best support ψ in the plan reaches this is supported
     max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
 

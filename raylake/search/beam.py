@@ -124,10 +124,14 @@ class BeamSearch:
         elif parent_cluster is not None:
             p.links.append((k, parent_cluster, join_score))
         p.steps.append(step)
-        main = cluster[0]
-        for t in cluster[1:]:
-            link = self.g.union[main].get(t)
-            p.steps.append(Step("union", t, main, None, dict(link.mapping) if link else None, link.score if link else 0.0, 0.0, "union shard"))
+        placed = [cluster[0]]
+        todo = list(cluster[1:])
+        while todo:  # attach each shard to an already placed member it has a direct union link to
+            t, a = next(((t, a) for t in todo for a in placed if a in self.g.union[t]), (todo[0], placed[0]))
+            link = self.g.union[t].get(a)  # mapping: column of t -> column of a (new -> anchor)
+            p.steps.append(Step("union", t, a, None, dict(link.mapping) if link else None, link.score if link else 0.0, 0.0, "union shard"))
+            placed.append(t)
+            todo.remove(t)
         return gain
 
     def _key_names(self, step: Step) -> list[str]:

@@ -70,7 +70,10 @@ class Engine:
             return g, src
         return self.offline.extract(question), "offline"
 
-    def ask(self, question: str, budget: int | None = None, beam: int | None = None) -> Answer:
+    def ask(self, question: str, budget: int | None = None, beam: int | None = None,
+            fuse: bool = False, out: str | None = None, preview: int = 0) -> Answer:
+        """Answer one question. ``fuse`` (implied by ``out``) executes the plan; ``out`` writes
+        the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the answer."""
         if not isinstance(question, str) or not question.strip():
             raise RaylakeError("empty question: ask something, e.g. raylake ask \"which clubs have the most players?\"")
         scfg = self.ctx.search
@@ -95,9 +98,25 @@ class Engine:
         reason = None
         if not plan.steps:
             reason = "no table in the lake supports any part of the question (no anchor above the support threshold)"
+        fused = None
+        if (fuse or out) and plan_json:
+            t = time.perf_counter()
+            fused = self._fuse(plan_json, out, preview)
+            timings["fuse"] = (time.perf_counter() - t) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        return Answer(question, graph, source, plan, tables, timings, reason, None,
+        return Answer(question, graph, source, plan, tables, timings, reason, fused,
                       {"plan_json": plan_json, "evaluations": search.evaluations})
+
+    def _fuse(self, plan_json: list[dict], out: str | None, preview: int) -> dict:
+        from raylake.fuse import fuse
+
+        result = fuse(plan_json, self.index.lake_root, max_rows=self.ctx.search.max_fused_rows)
+        if out:
+            result.write(out)
+        summary = result.summary()
+        if preview:
+            summary["preview"] = result.table.slice(0, preview).to_pylist()
+        return summary
 
     def _explain(self, plan: Plan, support: Support) -> tuple[list[dict], list[dict]]:
         paths = self.index.paths

@@ -1,0 +1,237 @@
+"""Execute a plan Φ into one table (GRAFT Sec. 4.2 output; EcoTable Sec. 4 integration).
+
+A plan is an ordered list of steps (``start``, ``join``, ``union``). Fusion runs it in DuckDB:
+
+1. **Parts.** A ``start`` or ``join`` step opens a *part*; a ``union`` step appends its table
+   to the part of its anchor. Each member's columns are renamed through the stored union
+   mapping to the part's canonical (first table's) names — composed along union chains, so a
+   shard aligned to another shard lands on the right column — and the members are stacked
+   with ``UNION ALL BY NAME``: re-spelled and reordered headers align, a column missing
+   from a shard is null there, an unmapped extra column is kept (null elsewhere).
+2. **Joins.** Parts are joined in plan order, inner join on the step's key columns. Keys are
+   compared as numbers when both sides are numeric, otherwise as trimmed, case-folded
+   text: lake tables spell the same key ``'AIB'`` / ``'aib '`` and ``3`` / ``3.0``.
+3. **Guard.** Before each join the result size is counted; a join that would exceed
+   ``max_rows`` is truncated to ``max_rows`` rows and reported (``truncated``), never
+   materialised whole.
+
+Output columns are ``<part>.<column>`` (``<part>`` is the first table's path without its
+extension) plus ``_provenance``: for every row, the source file of each part it came from,
+joined by ``" ⋈ "`` — so a row of a union shard names that shard.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from raylake.errors import FusionError, RaylakeError
+
+_SEP = " ⋈ "
+
+
+@dataclass
+class Fused:
+    table: pa.Table
+    parts: list[dict] = field(default_factory=list)  # [{label, tables, rows}]
+    steps: list[dict] = field(default_factory=list)  # [{op, new, rows}] rows after each join
+    truncated: bool = False
+    warnings: list[str] = field(default_factory=list)
+    path: str | None = None
+
+    def summary(self) -> dict:
+        return {
+            "rows": self.table.num_rows,
+            "columns": self.table.column_names,
+            "parts": self.parts,
+            "steps": self.steps,
+            "truncated": self.truncated,
+            "warnings": self.warnings,
+            "path": self.path,
+        }
+
+    def write(self, path: str) -> str:
+        """Write the table as Parquet or CSV (by extension); returns the absolute path."""
+        ext = path.lower().rsplit(".", 1)[-1] if "." in os.path.basename(path) else ""
+        if ext not in ("parquet", "pq", "csv"):
+            raise RaylakeError(f"--out {path!r}: use a .parquet or .csv file name")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise RaylakeError(f"--out {path!r}: folder {folder} does not exist")
+        tmp = path + ".tmp"
+        try:
+            if ext == "csv":
+                import pyarrow.csv as pacsv
+
+                pacsv.write_csv(self.table, tmp)
+            else:
+                import pyarrow.parquet as pq
+
+                pq.write_table(self.table, tmp)
+            os.replace(tmp, path)  # a crash never leaves a half-written answer under the name
+        except OSError as exc:
+            raise RaylakeError(f"cannot write {path}: {exc.strerror or exc}") from None
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        self.path = os.path.abspath(path)
+        return self.path
+
+
+def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
+    """Read one lake file (path relative to the lake root) the way the index read it."""
+    import pyarrow.fs as pafs
+
+    from raylake.errors import SkipFile
+    from raylake.lake.files import _split_glob
+    from raylake.lake.read import read_table
+
+    if "://" in lake_root:
+        base_uri, _ = _split_glob(lake_root)
+        fs, base = pafs.FileSystem.from_uri(base_uri)
+    else:
+        fs, base = pafs.LocalFileSystem(), lake_root
+    location = f"{base.rstrip('/')}/{relpath}"
+    try:
+        with fs.open_input_stream(location, compression=None) as stream:
+            data = stream.read()
+    except (FileNotFoundError, OSError):
+        raise FusionError(f"table {relpath} is no longer in the lake at {lake_root}: re-run raylake index") from None
+    try:
+        return read_table(relpath, data)
+    except SkipFile as exc:
+        raise FusionError(f"table {relpath} can no longer be read ({exc}): re-run raylake index") from None
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _label(path: str) -> str:
+    base = path
+    for ext in (".csv.gz", ".tsv.gz", ".parquet", ".csv", ".tsv", ".txt", ".pq"):
+        if base.lower().endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+def _is_numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=read_lake_table) -> Fused:
+    """Run ``steps`` (the ``plan`` list of ``raylake ask --json``) and return the fused table.
+
+    Args:
+        steps: ordered steps, each ``{"op", "new", "anchor", "keys": {"anchor_column",
+            "new_column"}}`` for joins or ``{"mapping": {new column: anchor column}}`` for unions;
+            table names are paths relative to ``lake_root``.
+        lake_root: the lake the index was built from.
+        max_rows: join-explosion guard (``SearchConfig.max_fused_rows``).
+        reader: ``(lake_root, path) -> pa.Table``; tests pass in-memory tables.
+    """
+    import duckdb
+
+    if not steps:
+        raise FusionError("nothing to fuse: the plan is empty")
+    con = duckdb.connect()
+    tables: dict[str, pa.Table] = {}
+    canon: dict[str, dict[str, str]] = {}  # table -> its column -> the part's canonical column
+    part_of: dict[str, int] = {}
+    parts: list[list[str]] = []
+    joins: list[dict] = []
+
+    def load(path: str) -> pa.Table:
+        if path not in tables:
+            tables[path] = reader(lake_root, path)
+        return tables[path]
+
+    for s in steps:
+        new, op = s["new"], s["op"]
+        cols = load(new).column_names
+        if op in ("start", "join"):
+            part_of[new] = len(parts)
+            parts.append([new])
+            canon[new] = {c: c for c in cols}
+            if op == "join":
+                if s.get("anchor") not in part_of:
+                    raise FusionError(f"plan step joins {new} to {s.get('anchor')}, which no earlier step added")
+                joins.append(s)
+        elif op == "union":
+            anchor = s.get("anchor")
+            if anchor not in part_of:
+                raise FusionError(f"plan step unions {new} into {anchor}, which no earlier step added")
+            part_of[new] = part_of[anchor]
+            parts[part_of[anchor]].append(new)
+            mapping = s.get("mapping") or {}
+            taken = set(canon[anchor].values())
+            canon[new] = {}
+            for c in cols:
+                target = canon[anchor].get(mapping.get(c, ""), None)
+                canon[new][c] = target if target is not None else (c if c not in taken else f"{c}__{_label(os.path.basename(new))}")
+        else:
+            raise FusionError(f"unknown plan step op {op!r}")
+
+    labels = [_label(p[0]) for p in parts]
+    part_info = []
+    for k, members in enumerate(parts):
+        selects = []
+        for m in members:
+            name = f"m{len(tables)}_{abs(hash(m)) % 10**8}"
+            con.register(name, load(m))
+            cols = ", ".join(f"{_q(c)} AS {_q(canon[m][c])}" for c in load(m).column_names)
+            selects.append(f"SELECT {cols}, '{m.replace(chr(39), chr(39) * 2)}' AS _src FROM {name}")
+        con.sql(f"CREATE TEMP TABLE p{k} AS " + " UNION ALL BY NAME ".join(selects))
+        out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != "_src"]
+        proj = ", ".join(f"{_q(c)} AS {_q(labels[k] + '.' + c)}" for c in out_cols)
+        con.sql(f"CREATE TEMP TABLE q{k} AS SELECT {proj}{', ' if proj else ''}_src AS _src{k} FROM p{k}")
+        part_info.append({"label": labels[k], "tables": members, "rows": con.sql(f"SELECT count(*) FROM q{k}").fetchall()[0][0]})
+
+    types = {}
+    for k in range(len(parts)):
+        rel = con.sql(f"SELECT * FROM q{k} LIMIT 0")
+        types.update({c: t for c, t in zip(rel.columns, rel.types)})
+
+    current = "q0"
+    fused_steps, truncated, warnings = [], False, []
+    for i, s in enumerate(joins):
+        anchor, new = s["anchor"], s["new"]
+        keys = s.get("keys") or {}
+        ka, kn = keys.get("anchor_column"), keys.get("new_column")
+        if ka not in canon[anchor] or kn not in canon[new]:
+            raise FusionError(f"join key {anchor}.{ka} = {new}.{kn}: column missing from the table (re-run raylake index)")
+        left = f"{labels[part_of[anchor]]}.{canon[anchor][ka]}"
+        right = f"{labels[part_of[new]]}.{canon[new][kn]}"
+        tl, tr = str(types.get(left, "")).upper(), str(types.get(right, "")).upper()
+        numeric = any(x in tl for x in ("INT", "DOUBLE", "FLOAT", "DECIMAL")) and any(x in tr for x in ("INT", "DOUBLE", "FLOAT", "DECIMAL"))
+        if numeric:
+            cond = f"CAST(a.{_q(left)} AS DOUBLE) = CAST(b.{_q(right)} AS DOUBLE)"
+        else:
+            cond = f"lower(trim(CAST(a.{_q(left)} AS VARCHAR))) = lower(trim(CAST(b.{_q(right)} AS VARCHAR)))"
+        src = f"FROM {current} a JOIN q{part_of[new]} b ON {cond}"
+        n = con.sql(f"SELECT count(*) {src}").fetchall()[0][0]
+        limit = ""
+        if n > max_rows:
+            truncated = True
+            limit = f" LIMIT {int(max_rows)}"
+            warnings.append(f"join {anchor}.{ka} = {new}.{kn} would produce {n:,} rows; kept the first {max_rows:,}")
+        elif n == 0:
+            warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows")
+        con.sql(f"CREATE TEMP TABLE j{i} AS SELECT a.*, b.* {src}{limit}")
+        current = f"j{i}"
+        fused_steps.append({"op": "join", "new": new, "rows": min(n, max_rows)})
+
+    # parts never joined (a plan whose later parts attach by union only) stay as their own rows
+    used = {0} | {part_of[s["new"]] for s in joins}
+    if len(used) < len(parts):
+        warnings.append("some parts are not connected by a join and are left out of the fused table")
+    srcs = [f"_src{k}" for k in sorted(used)]
+    cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]
+    prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
+    select = ", ".join(_q(c) for c in cols)
+    table = con.sql(f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}").arrow()
+    if not isinstance(table, pa.Table):  # DuckDB ≥ 1.4 may hand back a RecordBatchReader
+        table = table.read_all()
+    con.close()
+    return Fused(table, part_info, fused_steps, truncated, warnings)

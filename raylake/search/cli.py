@@ -1,0 +1,155 @@
+"""``raylake ask``: one question (or a JSON-lines file of them) against a loaded index.
+
+Exit codes: 0 answered (an answer may be empty, with a ``reason``), 2 user error (empty
+question, no index, an index of another format, unreadable questions file, a plan whose
+fusion fails).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from raylake.errors import RaylakeError
+
+
+def register(subparsers) -> None:
+    s = subparsers.add_parser("ask", help="find the tables that answer a question, with the plan, and fuse them")
+    s.add_argument("question", nargs="?", help="the question, in quotes")
+    s.add_argument("--index-dir", default=".raylake", help="the index (default ./.raylake)")
+    s.add_argument("--budget", "-L", type=int, default=None, metavar="L", help="at most L tables (default 10)")
+    s.add_argument("--beam", "-B", type=int, default=None, metavar="B", help="beam width (default 8)")
+    s.add_argument("--json", action="store_true", help="print one JSON object (one line per question with --questions)")
+    s.add_argument("--out", default=None, metavar="FILE", help="write the fused table to FILE.parquet or FILE.csv")
+    s.add_argument("--questions", default=None, metavar="FILE.jsonl",
+                   help="answer every line's 'question' (and echo its 'id') with one loaded index")
+    s.add_argument("--fuse", action="store_true", help="with --questions: also fuse each plan (summary only)")
+    s.add_argument("--no-fuse", action="store_true", help="skip fusion (plan only)")
+    s.add_argument("--preview", type=int, default=5, metavar="N", help="fused rows to show (default 5)")
+    s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured")
+    s.add_argument("--model-dir", default=None, metavar="DIR", help="a trained value-network checkpoint (raylake train) to guide search")
+    s.set_defaults(func=cmd_ask)
+
+
+def _engine(args):
+    from raylake.search.engine import Engine
+
+    scorer = None
+    if args.model_dir:
+        try:
+            from raylake.learn import QScorer
+        except ImportError:
+            raise RaylakeError("--model-dir needs raylake.learn (the value network), which this install lacks") from None
+        scorer = QScorer.load(args.model_dir)
+    extractor = None
+    if not args.offline:
+        from raylake.llm import LLMClient
+
+        client = LLMClient()
+        if client.available:
+            from raylake.intent.llm import LLMExtractor
+
+            extractor = "llm", client, LLMExtractor
+    eng = Engine(args.index_dir, scorer=scorer)
+    if extractor:
+        _, client, cls = extractor
+        eng.extractor = cls(client, fallback=eng.offline.extract)
+    return eng
+
+
+def _read_questions(path: str) -> list[dict]:
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise RaylakeError(f"cannot read questions file {path}: {exc.strerror}") from None
+    out = []
+    with fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RaylakeError(f"{path}:{n}: not a JSON object ({exc.msg})") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
+                raise RaylakeError(f"{path}:{n}: each line needs a string field 'question'")
+            out.append({"id": obj.get("id", n), "question": obj["question"]})
+    if not out:
+        raise RaylakeError(f"{path} holds no questions")
+    return out
+
+
+def cmd_ask(args) -> int:
+    if args.questions and args.question:
+        raise RaylakeError("give either a question or --questions FILE, not both")
+    if not args.questions and args.question is None:
+        raise RaylakeError('no question: raylake ask "which clubs have the most players?"')
+    if args.questions and args.out:
+        raise RaylakeError("--out writes one fused table; with --questions use --fuse for per-question summaries")
+    if args.budget is not None and args.budget < 1:
+        raise RaylakeError(f"--budget must be at least 1, got {args.budget}")
+    if args.beam is not None and args.beam < 1:
+        raise RaylakeError(f"--beam must be at least 1, got {args.beam}")
+    if args.question is not None and not args.question.strip():
+        raise RaylakeError('empty question: raylake ask "which clubs have the most players?"')
+    questions = _read_questions(args.questions) if args.questions else None
+    eng = _engine(args)
+    if questions is not None:
+        for q in questions:
+            try:
+                ans = eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse)
+                obj = {"id": q["id"], **ans.to_json()}
+            except RaylakeError as exc:  # one bad line (e.g. an empty question) does not stop the batch
+                obj = {"id": q["id"], "question": q["question"], "error": str(exc)}
+            print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
+        return 0
+    ans = eng.ask(args.question, args.budget, args.beam, fuse=not args.no_fuse, out=args.out,
+                  preview=max(args.preview, 0))
+    if args.json:
+        print(json.dumps(ans.to_json(), ensure_ascii=False, default=str))
+    else:
+        print_answer(ans.to_json())
+    return 0
+
+
+def print_answer(a: dict, file=sys.stdout) -> None:
+    """The human rendering of the ``--json`` object."""
+    w = lambda s="": print(s, file=file)  # noqa: E731
+    w(f"Question: {a['question']}")
+    intent = a.get("intent") or {}
+    for tree in intent.get("trees", []):
+        attrs = ", ".join(
+            at["name"] + (f" = {', '.join(map(str, at['values']))}" if at.get("values") else "") for at in tree.get("attributes", [])
+        )
+        w(f"  intent ({a.get('intent_source')}): {tree['entity']}" + (f" [{attrs}]" if attrs else ""))
+    for j in intent.get("joins", []):
+        w(f"  intent join: {j['from_tree']}.{j['from_attribute']} = {j['to_tree']}.{j['to_attribute']}")
+    if not a["tables"]:
+        w(f"No tables: {a.get('reason')}")
+        return
+    w(f"Plan: {len(a['tables'])} tables, IGMS U = {a['score']:.4f}")
+    for i, (t, s) in enumerate(zip(a["tables"], a["plan"]), 1):
+        sup = ", ".join(f"{x['atom']} '{x['text']}' {x['support']:.2f}" for x in t["supports"][:4])
+        if s["op"] == "start":
+            how = "start"
+        elif s["op"] == "join":
+            how = f"join  {s['anchor']}.{s['keys']['anchor_column']} = {s['keys']['new_column']}  (edge {s['edge_score']:.2f})"
+        else:
+            pairs = ", ".join(f"{k}→{v}" for k, v in list((s.get("mapping") or {}).items())[:4])
+            how = f"union into {s['anchor']}  ({pairs}{', …' if len(s.get('mapping') or {}) > 4 else ''})"
+        w(f"  {i:>2}. {t['table']:<32} {t['role']:<11} {t['rows']:>8,} rows   {how}")
+        if sup:
+            w(f"      supports: {sup}")
+    f = a.get("fused")
+    if f:
+        w(f"Fused: {f['rows']:,} rows × {len(f['columns'])} columns" + (f", written to {f['path']}" if f.get("path") else ""))
+        for warn in f.get("warnings", []):
+            w(f"  warning: {warn}")
+        prev = f.get("preview") or []
+        if prev:
+            cols = list(prev[0])[:8]
+            width = 18
+            w("  " + " | ".join(c[-width:].ljust(width) for c in cols) + (" | …" if len(prev[0]) > 8 else ""))
+            for row in prev:
+                w("  " + " | ".join(str(row[c])[:width].ljust(width) for c in cols))
+    t = a["timings_ms"]
+    w("Time: " + "  ".join(f"{k} {v:.0f} ms" for k, v in t.items()))
