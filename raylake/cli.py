@@ -128,9 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from raylake.llm.cli import register as register_llm
     from raylake.search.cli import register as register_ask
+    from raylake.serve.cli import register as register_serve
 
     register_ask(sub)
     register_llm(sub)
+    register_serve(sub)
     return p
 
 

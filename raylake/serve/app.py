@@ -1,0 +1,523 @@
+"""The search service: :class:`raylake.search.Engine` behind a FastAPI ingress on Ray Serve.
+
+Routes (OpenAPI at ``/openapi.json``, browsable at ``/docs``):
+
+- ``POST /ask`` — the JSON of ``raylake ask --json``; with ``fuse``/``preview`` the fused
+  table's summary and first rows, with ``format: parquet`` the fused table as a file;
+- ``POST /intent`` — the intent graph (Appendix A JSON) of a question;
+- ``GET /tables/{path}`` — what the index knows about one table (profile and edges);
+- ``GET /health`` — 200 with the build served, 503 while the replica has no index;
+- ``GET /metrics`` — Prometheus text (see :mod:`.metrics`).
+
+How a replica works:
+
+- **One index per replica.** The constructor loads the index's ``CURRENT`` build once and
+  warms it (FAISS, value index, lake graph, model, one question), so a replica takes traffic
+  only when it answers fast.
+- **Reload without downtime.** A background task reads ``CURRENT`` every
+  ``reload_poll_s``; on a change it loads and warms the new build on a loader thread while
+  the old engine keeps answering, then swaps the reference. Batches already running finish
+  on the engine they started with. A build that fails to load is counted and skipped; the
+  old one stays.
+- **Batching.** ``/ask`` requests meet in ``@serve.batch``; :func:`run_batch` answers a
+  batch on one compute thread in three phases: intent graphs once per distinct question,
+  **one** embedding call for every intent atom of the batch (the support matrices of all
+  questions then read cached vectors), then anchor look-ups and beam search per question.
+  Requests whose deadline passed while queued are dropped unanswered (503), so an overload
+  does not turn into a backlog of answers nobody waits for.
+- **Never a crash for bad input.** Every route parses by hand (:mod:`.schema`) and maps
+  :class:`RaylakeError` to a 4xx with its message; compute runs off the event loop, so
+  ``/health`` and ``/metrics`` answer while a batch searches.
+"""
+# No `from __future__ import annotations`: FastAPI must resolve `Request` in the routes at runtime.
+import asyncio
+import hmac
+import inspect
+import json
+import logging
+import os
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from ray import serve
+
+from raylake.errors import FusionError, IndexMissingError, RaylakeError
+from raylake.serve.config import ServeConfig
+from raylake.serve.metrics import Metrics, MetricsHub
+from raylake.serve.schema import AskRequest, BadRequest, IntentRequest, error_body, openapi_body, parse
+
+logger = logging.getLogger(__name__)
+
+DESCRIPTION = """Find, join and union the tables of a data lake that answer a question.
+
+Every route but `/health` and the docs needs `Authorization: Bearer <token>` when the service
+was started with a token. Errors are `{"error": {"code": <status>, "message": "<reason>"}}`:
+400 not JSON, 401 bad token, 404 unknown table or no index, 413 body too large, 422 unknown
+field / wrong type / question too long, 503 over the time limit or overloaded."""
+
+api = FastAPI(title="raylake search", version=__import__("raylake").__version__, description=DESCRIPTION)
+
+_ERRORS = {
+    400: {"description": "not JSON, or a question the engine rejects"},
+    401: {"description": "missing or wrong bearer token"},
+    404: {"description": "no index loaded, or no such table"},
+    413: {"description": "request body too large"},
+    422: {"description": "unknown field, wrong type, out-of-range value, question too long"},
+    503: {"description": "not answered within the time limit, or overloaded"},
+}
+ASK_RESPONSES = {
+    200: {
+        "description": "the answer: the JSON object of `raylake ask --json` (tables, plan, score, timings_ms, fused, "
+        "intent, intent_source, reason, ...); with format=parquet the fused table",
+        "content": {"application/json": {}, "application/vnd.apache.parquet": {}},
+    },
+    **_ERRORS,
+}
+
+
+# --------------------------------------------------------------------------- batch work (no Serve needed)
+
+
+@dataclass
+class Item:
+    """One queued ``/ask`` request."""
+
+    req: AskRequest
+    deadline: float  # time.monotonic() after which nobody waits for the answer
+    enqueued: float = field(default_factory=time.perf_counter)
+
+
+@dataclass
+class Outcome:
+    status: int
+    body: dict | bytes
+    media_type: str = "application/json"
+    headers: dict = field(default_factory=dict)
+    stages_ms: dict = field(default_factory=dict)  # per-stage latency for the metrics
+
+
+def _engine_class():
+    from raylake.search import Engine
+
+    class BatchEngine(Engine):
+        """An :class:`Engine` whose ``intent()`` first looks in the current batch's memo."""
+
+        memo: dict = {}
+
+        def intent(self, question: str):
+            hit = self.memo.get(question)
+            return hit if hit is not None else super().intent(question)
+
+    return BatchEngine
+
+
+def load_engine(index_dir: str, warm: bool = True):
+    """An engine over the index's current build, with its lazy parts loaded and one question answered."""
+    engine = _engine_class()(index_dir)
+    engine.memo = {}
+    if warm:
+        idx = engine.index
+        for name in ("columns_header", "columns_sample", "tables"):
+            idx.faiss(name)
+        _ = idx.values, idx.graph, idx.embedder, idx.emb_header, idx.emb_sample, idx.emb_table, idx.edges
+        if idx.n_columns:
+            # numba kernels compile and caches fill on the first question, not on a user's.
+            names = [idx.columns["name"][c] for c in range(min(3, idx.n_columns))]
+            engine.ask("which " + " and ".join(str(n) for n in names) + "?")
+    return engine
+
+
+def supports_fusion() -> bool:
+    from raylake.search import Engine
+
+    return "out" in inspect.signature(Engine.ask).parameters
+
+
+def run_batch(engine, items: list[Item]) -> list[Outcome]:
+    """Answer a batch of ``/ask`` requests; never raises (one bad item fails alone)."""
+    now = time.monotonic()
+    out: list[Outcome | None] = [None] * len(items)
+    live = []
+    for i, it in enumerate(items):
+        if it.deadline <= now:
+            out[i] = Outcome(503, error_body(503, "not answered within the request time limit (waited in the queue); retry later"))
+        else:
+            live.append(i)
+    started = time.perf_counter()
+    # Phase 1: one intent graph per distinct question.
+    intents: dict[str, tuple | Exception] = {}
+    for i in live:
+        q = items[i].req.question
+        if q in intents:
+            continue
+        t = time.perf_counter()
+        try:
+            g, src = engine.intent(q)
+            intents[q] = (g, src, (time.perf_counter() - t) * 1e3)
+        except Exception as exc:  # mapped per item below
+            intents[q] = exc
+    # Phase 2: one embedding call for every node atom of the batch; Support then hits the cache.
+    texts = [at.text.lower() for v in intents.values() if isinstance(v, tuple) for at in v[0].atoms() if at.is_node]
+    if texts:
+        try:
+            engine.index.embedder.encode(texts)
+        except Exception:  # only a cache warm-up: each question will encode again on its own
+            logger.exception("batched atom embedding failed")
+    engine.memo = {q: (v[0], v[1]) for q, v in intents.items() if isinstance(v, tuple)}
+    try:
+        for i in live:
+            it = items[i]
+            hit = intents[it.req.question]
+            queue_ms = (started - it.enqueued) * 1e3
+            out[i] = _answer(engine, it.req, hit, queue_ms) if isinstance(hit, tuple) else _failure(hit)
+    finally:
+        engine.memo = {}
+    return out
+
+
+def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
+    kwargs = {}
+    path = None
+    try:
+        if req.fuse or req.format == "parquet" or req.preview:
+            if not supports_fusion():
+                return Outcome(501, error_body(501, "this raylake has no fusion yet; ask without fuse/preview/format"))
+            kwargs = {"fuse": True, "preview": req.preview}
+            if req.format == "parquet":
+                fd, path = tempfile.mkstemp(suffix=".parquet", prefix="raylake-serve-")
+                os.close(fd)
+                kwargs["out"] = path
+        ans = engine.ask(req.question, budget=req.budget, beam=req.beam, **kwargs)
+        t = ans.timings_ms
+        # The memo made the engine's own intent stage ~0: charge the real one.
+        t["total"] = t.get("total", 0.0) - t.get("intent", 0.0) + hit[2]
+        t["intent"] = hit[2]
+        stages = {k: v for k, v in t.items() if k != "total"} | {"engine": t["total"], "queue": queue_ms}
+        headers = {"X-Raylake-Queue-Ms": f"{queue_ms:.1f}"}
+        if req.format == "parquet":
+            if not ans.paths:
+                return Outcome(404, error_body(404, ans.reason or "no tables answer this question; nothing to fuse"), stages_ms=stages)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            headers |= {"Content-Disposition": 'attachment; filename="fused.parquet"', "X-Raylake-Tables": ",".join(ans.paths)}
+            return Outcome(200, data, "application/vnd.apache.parquet", headers, stages)
+        return Outcome(200, ans.to_json(), headers=headers, stages_ms=stages)
+    except Exception as exc:
+        return _failure(exc)
+    finally:
+        if path:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def _failure(exc: Exception) -> Outcome:
+    if isinstance(exc, IndexMissingError):
+        return Outcome(404, error_body(404, str(exc)))
+    if isinstance(exc, FusionError):
+        return Outcome(422, error_body(422, f"the plan could not be fused: {exc}"))
+    if isinstance(exc, RaylakeError):
+        return Outcome(400, error_body(400, str(exc)))
+    logger.exception("internal error while answering", exc_info=exc)
+    return Outcome(500, error_body(500, f"internal error: {type(exc).__name__}: {exc}"))
+
+
+def _jsonable(o):
+    if hasattr(o, "item"):  # numpy scalars
+        return o.item()
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    return str(o)
+
+
+def json_response(obj, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(json.dumps(obj, ensure_ascii=False, default=_jsonable), status_code=status, media_type="application/json", headers=headers)
+
+
+# --------------------------------------------------------------------------- the deployment
+
+
+@serve.deployment(max_ongoing_requests=32, health_check_period_s=10, health_check_timeout_s=60, graceful_shutdown_timeout_s=30)
+@serve.ingress(api)
+class SearchService:
+    """One replica: an engine over the index, its batcher, its watcher, its metrics."""
+
+    async def __init__(self, config: dict, hub=None):
+        for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
+            os.environ.setdefault(k, v)
+        self.cfg = ServeConfig.from_dict(config)
+        import torch
+
+        torch.set_num_threads(max(1, self.cfg.torch_threads))
+        try:
+            self.replica = serve.get_replica_context().replica_id.unique_id
+        except Exception:  # outside a Serve replica (unit use)
+            self.replica = f"pid{os.getpid()}"
+        self.hub = hub
+        self.metrics = Metrics()
+        self.compute = ThreadPoolExecutor(1, thread_name_prefix="raylake-search")
+        self.loader = ThreadPoolExecutor(1, thread_name_prefix="raylake-load")
+        self.engine = None
+        self.build: str | None = None
+        self.failed_build: str | None = None
+        self.loaded_at: float | None = None
+        self.load_error: str | None = None
+        self._ask_batch.set_max_batch_size(self.cfg.max_batch_size)
+        self._ask_batch.set_batch_wait_timeout_s(self.cfg.batch_wait_s)
+        await self._maybe_reload()
+        self._tasks = [asyncio.create_task(self._watch()), asyncio.create_task(self._push_metrics())]
+
+    # ------------------------------------------------------------------ index
+
+    async def _maybe_reload(self) -> None:
+        from raylake.index.store import current_build
+
+        build = current_build(self.cfg.index_dir)
+        if build is None:
+            if self.engine is None:
+                self.load_error = (f"no index in {os.path.abspath(self.cfg.index_dir)!r}: run `raylake index LAKE --index-dir "
+                                   f"{self.cfg.index_dir}`; this service loads it as soon as it appears")
+            return
+        name = os.path.basename(build)
+        if name in (self.build, self.failed_build):
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            engine = await loop.run_in_executor(self.loader, load_engine, self.cfg.index_dir)
+        except Exception as exc:
+            self.failed_build = name
+            self.metrics.reload_failures += 1
+            if self.engine is None:
+                self.load_error = f"the index in {self.cfg.index_dir!r} could not be loaded: {exc}"
+            logger.warning("index build %s not loaded (%s); still serving %s", name, exc, self.build)
+            return
+        if self.engine is not None:
+            self.metrics.reloads += 1
+        self.engine, self.build, self.loaded_at, self.load_error = engine, os.path.basename(engine.index.build), time.time(), None
+        self.metrics.build = self.build
+        logger.info("serving index build %s", self.build)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.cfg.reload_poll_s)
+            try:
+                await self._maybe_reload()
+            except Exception:  # the watcher must outlive any one bad build
+                logger.exception("index watcher")
+
+    async def _push_metrics(self) -> None:
+        while True:
+            await asyncio.sleep(self.cfg.metrics_push_s)
+            await self._push()
+
+    async def _push(self) -> None:
+        if self.hub is None:
+            return
+        try:
+            await self.hub.push.remote(self.replica, self.metrics.snapshot())
+        except Exception:  # metrics must never take a request down
+            logger.warning("metrics hub unreachable", exc_info=True)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _auth(self, request: Request) -> None:
+        if not self.cfg.token:
+            return
+        got = request.headers.get("authorization", "")
+        if not (got.startswith("Bearer ") and hmac.compare_digest(got[7:].strip().encode(), self.cfg.token.encode())):
+            raise BadRequest(401, "missing or wrong bearer token: send 'Authorization: Bearer <token>'")
+
+    async def _body(self, request: Request) -> bytes:
+        limit = self.cfg.max_body_bytes
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > limit:
+            raise BadRequest(413, f"request body is {int(length):,} bytes; the limit is {limit:,}")
+        return await request.body()
+
+    def _engine(self):
+        if self.engine is None:
+            raise BadRequest(404, self.load_error or "no index loaded")
+        return self.engine
+
+    async def _handle(self, endpoint: str, request: Request, work) -> Response:
+        t0 = time.perf_counter()
+        try:
+            self._auth(request)
+            resp = await work(request)
+        except BadRequest as exc:
+            headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+            resp = json_response(error_body(exc.status, exc.message), exc.status, headers)
+        except Exception as exc:  # a bug, not the user's fault: say so, keep the replica up
+            logger.exception("internal error on %s", endpoint)
+            resp = json_response(error_body(500, f"internal error: {type(exc).__name__}: {exc}"), 500)
+        self.metrics.request(endpoint, resp.status_code, time.perf_counter() - t0)
+        resp.headers["X-Raylake-Replica"] = self.replica
+        return resp
+
+    # ------------------------------------------------------------------ batching
+
+    @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.02)
+    async def _ask_batch(self, items: list[Item]) -> list[Outcome]:
+        engine = self.engine  # the batch finishes on this one even if a reload swaps it meanwhile
+        self.metrics.batch.observe(len(items))
+        if engine is None:
+            return [Outcome(404, error_body(404, self.load_error or "no index loaded")) for _ in items]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.compute, run_batch, engine, items)
+
+    async def _compute(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.compute, fn, *args)
+
+    # ------------------------------------------------------------------ routes
+
+    @api.post("/ask", openapi_extra=openapi_body(AskRequest), responses=ASK_RESPONSES, summary="Answer a question")
+    async def ask(self, request: Request) -> Response:
+        """The tables that answer the question, the join/union plan with its keys, and why each table is there."""
+        return await self._handle("ask", request, self._ask)
+
+    async def _ask(self, request: Request) -> Response:
+        cfg = self.cfg
+        req = parse(await self._body(request), AskRequest, max_bytes=cfg.max_body_bytes, max_question_chars=cfg.max_question_chars)
+        if req.budget is not None and req.budget > cfg.max_budget:
+            raise BadRequest(422, f"'budget': at most {cfg.max_budget} tables, got {req.budget}")
+        if req.beam is not None and req.beam > cfg.max_beam:
+            raise BadRequest(422, f"'beam': at most {cfg.max_beam}, got {req.beam}")
+        if req.preview > cfg.max_preview_rows:
+            raise BadRequest(422, f"'preview': at most {cfg.max_preview_rows} rows, got {req.preview}")
+        self._engine()
+        item = Item(req, time.monotonic() + cfg.request_timeout_s)
+        self.metrics.queue_depth += 1
+        try:
+            outcome = await asyncio.wait_for(self._ask_batch(item), cfg.request_timeout_s)
+        except asyncio.TimeoutError:
+            raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
+        finally:
+            self.metrics.queue_depth -= 1
+        for stage, ms in outcome.stages_ms.items():
+            self.metrics.stage(stage, ms / 1e3)
+        if isinstance(outcome.body, bytes):
+            return Response(outcome.body, status_code=outcome.status, media_type=outcome.media_type, headers=outcome.headers)
+        return json_response(outcome.body, outcome.status, outcome.headers)
+
+    @api.post("/intent", openapi_extra=openapi_body(IntentRequest), responses=_ERRORS, summary="Intent graph of a question")
+    async def intent(self, request: Request) -> Response:
+        """The Appendix A intent graph the engine extracts from the question (no search)."""
+        return await self._handle("intent", request, self._intent)
+
+    async def _intent(self, request: Request) -> Response:
+        cfg = self.cfg
+        req = parse(await self._body(request), IntentRequest, max_bytes=cfg.max_body_bytes, max_question_chars=cfg.max_question_chars)
+        engine = self._engine()
+
+        def work():
+            t = time.perf_counter()
+            try:
+                g, src = engine.intent(req.question)
+            except RaylakeError as exc:
+                raise BadRequest(400, str(exc)) from None
+            ms = (time.perf_counter() - t) * 1e3
+            return {"question": req.question, "intent": g.to_json(evidence=True), "intent_source": src, "timings_ms": {"intent": round(ms, 2)}}
+
+        try:
+            body = await asyncio.wait_for(self._compute(work), cfg.request_timeout_s)
+        except asyncio.TimeoutError:
+            raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
+        return json_response(body)
+
+    @api.get("/tables/{path:path}", responses=_ERRORS, summary="Profile of one table")
+    async def table(self, path: str, request: Request) -> Response:
+        """Columns (type, distinct count, nulls, key-likeness, samples, value summary) and join/union edges of a table;
+        ``path`` is relative to the lake root, as in answers."""
+
+        async def work(request):
+            engine = self._engine()
+            if path not in engine.index.path_id:
+                raise BadRequest(404, f"no table {path!r} in the index; paths are relative to the lake root, e.g. {engine.index.paths[0]!r}"
+                                 if engine.index.paths else f"no table {path!r}: the index is empty")
+            prof = await asyncio.to_thread(engine.index.table_profile, path)
+            return json_response(prof)
+
+        return await self._handle("tables", request, work)
+
+    @api.get("/health", summary="Liveness and the index build served")
+    async def health(self, request: Request) -> Response:
+        """200 with the build this replica serves; 503 while it has no index (with the reason)."""
+        body = {"status": "ok" if self.engine is not None else "no_index", "replica": self.replica, "index_dir": os.path.abspath(self.cfg.index_dir),
+                "build": self.build, "loaded_at": self.loaded_at, "reloads": self.metrics.reloads}
+        if self.engine is not None:
+            body["tables"] = self.engine.index.n_tables
+        else:
+            body["reason"] = self.load_error
+        resp = json_response(body, 200 if self.engine is not None else 503)
+        self.metrics.request("health", resp.status_code)
+        resp.headers["X-Raylake-Replica"] = self.replica
+        return resp
+
+    @api.get("/metrics", summary="Prometheus metrics of the whole service", responses={200: {"content": {"text/plain": {}}}, 401: _ERRORS[401]})
+    async def metrics_text(self, request: Request) -> Response:
+        """Requests, errors, per-stage latency histograms, batch sizes, queue depth, index reloads (summed over replicas)."""
+
+        async def work(request):
+            from raylake.serve.metrics import merge, render
+
+            await self._push()
+            if self.hub is not None:
+                try:
+                    text = await self.hub.render.remote()
+                except Exception:
+                    text = render(merge([self.metrics.snapshot()]))
+            else:
+                text = render(merge([self.metrics.snapshot()]))
+            return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+        return await self._handle("metrics", request, work)
+
+
+# --------------------------------------------------------------------------- deploy
+
+
+def build_app(cfg: ServeConfig | dict | None = None, **overrides) -> serve.Application:
+    """The bound Serve application (the search deployment plus its metrics hub)."""
+    if not isinstance(cfg, ServeConfig):
+        cfg = ServeConfig.from_dict({**(cfg or {}), **overrides})
+    elif overrides:
+        cfg = ServeConfig.from_dict({**cfg.to_dict(), **overrides})
+    cfg.check()
+    hub = MetricsHub.bind()
+    return SearchService.options(
+        num_replicas=cfg.replicas,
+        max_ongoing_requests=cfg.max_ongoing_requests,
+        max_queued_requests=cfg.max_queued_requests,
+        ray_actor_options={"num_cpus": cfg.replica_cpus},
+    ).bind(cfg.to_dict(), hub)
+
+
+def app_builder(args: dict) -> serve.Application:
+    """Serve config entry point (``import_path: raylake.serve.app:app_builder``); ``args`` are :class:`ServeConfig` fields."""
+    return build_app(args)
+
+
+APP_NAME = "raylake"
+
+
+def serve_search(cfg: ServeConfig, *, address: str | None = None, name: str = APP_NAME) -> str:
+    """Start (or join) Ray, start Serve on ``cfg.host:cfg.port`` and deploy; returns the base URL."""
+    import ray
+
+    cfg.check()
+    app = build_app(cfg)
+    if not ray.is_initialized():
+        ray.init(address=address, logging_level="ERROR", include_dashboard=False if address is None else None, log_to_driver=False)
+    serve.start(http_options={"host": cfg.host, "port": cfg.port})
+    try:
+        serve.run(app, name=name, route_prefix="/")
+    except RuntimeError as exc:
+        lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+        raise RaylakeError(f"the search service failed to start: {lines[-1] if lines else type(exc).__name__}") from None
+    host = cfg.host if cfg.host not in ("0.0.0.0", "::") else ray.util.get_node_ip_address()
+    return f"http://{host}:{cfg.port}"
