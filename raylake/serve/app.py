@@ -447,7 +447,7 @@ class SearchService:
     @api.get("/health", summary="Liveness and the index build served")
     async def health(self, request: Request) -> Response:
         """200 with the build this replica serves; 503 while it has no index (with the reason)."""
-        body = {"status": "ok" if self.engine is not None else "no_index", "replica": self.replica, "index_dir": os.path.abspath(self.cfg.index_dir),
+        body = {"status": "ok" if self.engine is not None else "no_index", "replica": self.replica, "pid": os.getpid(), "index_dir": os.path.abspath(self.cfg.index_dir),
                 "build": self.build, "loaded_at": self.loaded_at, "reloads": self.metrics.reloads}
         if self.engine is not None:
             body["tables"] = self.engine.index.n_tables
