@@ -31,6 +31,7 @@ How a replica works:
 """
 # No `from __future__ import annotations`: FastAPI must resolve `Request` in the routes at runtime.
 import asyncio
+import functools
 import hmac
 import inspect
 import json
@@ -100,6 +101,7 @@ class Outcome:
     stages_ms: dict = field(default_factory=dict)  # per-stage latency for the metrics
 
 
+@functools.cache
 def _engine_class():
     from raylake.search import Engine
 
