@@ -305,7 +305,7 @@ def plot(results: dict, path: str) -> None:
     order = sorted((k for k in results if "error" not in results[k]), key=lambda k: results[k]["tables"])
     lakes = [results[k] for k in order]
     names = [f"{k}\n{results[k]['tables']:,} tables" for k in order]
-    stages = [k for k in ("ray_init", "profile", "embed", "joins", "unions", "partition", "write", "scan") if any(k in r["cold"]["timings_s"] for r in lakes)]
+    stages = [k for k in ("ray_init", "profile", "embed", "lsh", "unions", "joins", "partition", "write", "scan") if any(k in r["cold"]["timings_s"] for r in lakes)]
     fig, ax = plt.subplots(1, 3, figsize=(16, 5))
     bottom = [0.0] * len(lakes)
     for st in stages:

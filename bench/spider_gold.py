@@ -5,8 +5,9 @@ what the index found:
 
 - :func:`gold_join_pairs` — every column equality between two tables in a gold query
   (``ON a.x = b.y``, ``WHERE a.x = b.y``, ``x IN (SELECT y FROM t)``), resolved to lake
-  files (a SQL table maps to the gold files whose spelling-free header holds the columns
-  the query uses; a sharded table maps to each shard).
+  files (a SQL table maps to the gold files whose spelling-free header holds every column
+  the query reads through it, the most specific table winning; a sharded table maps to
+  each shard; two shards of one table are never a join pair).
 - :func:`gold_shard_pairs` — files that appear together in a gold set with the same
   spelling-free header set: shards of one source table.
 - :func:`db_clusters` — files linked through gold sets (one cluster ≈ one database), to
@@ -98,32 +99,67 @@ def sql_joins(sql: str) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def _files_for(table: str, columns: set[str], gold: list[str], hdr: dict[str, list[str]]) -> list[str]:
-    want = {norm(c) for c in columns}
-    return [f for f in gold if want <= {norm(h) for h in hdr[f]}]
+def sql_columns(sql: str) -> dict[str, set[str]]:
+    """Columns each SQL table is read through anywhere in the query (``{table: {column}}``)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:
+        return {}
+    used: dict[str, set[str]] = defaultdict(set)
+    for select, aliases in _scopes(tree):
+        own = set(aliases.values())
+        for col in select.find_all(exp.Column):
+            if col.find_ancestor(exp.Select) is not select or not col.name:
+                continue
+            q = col.table.lower() if col.table else None
+            if q and q in aliases:
+                used[aliases[q]].add(col.name.lower())
+            elif not q and len(own) == 1:
+                used[next(iter(own))].add(col.name.lower())
+    return used
+
+
+def _assign_files(tables: dict[str, set[str]], gold: list[str], hdr: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Gold files of each SQL table: files whose header holds every column the query reads
+    through that table. A file that fits several tables goes to the most specific ones (the
+    most columns read): a ``customers`` file also holds ``orders``' lone ``customer_id``, but
+    it is not an ``orders`` file."""
+    heads = {f: {norm(h) for h in hdr[f]} for f in gold}
+    fits = {t: [f for f in gold if {norm(c) for c in cs} <= heads[f]] for t, cs in tables.items()}
+    best: dict[str, int] = {}
+    for t, fs in fits.items():
+        for f in fs:
+            best[f] = max(best.get(f, 0), len(tables[t]))
+    return {t: [f for f in fs if len(tables[t]) == best[f]] for t, fs in fits.items()}
 
 
 def gold_join_pairs(questions: list[dict], lake_dir: str) -> set[tuple[str, str, str, str]]:
-    """Unordered ``(file_a, col_a, file_b, col_b)`` join pairs (original header spelling)."""
+    """Unordered ``(file_a, col_a, file_b, col_b)`` join pairs (original header spelling).
+
+    Two files with the same spelling-free header set are shards of one table (a union, see
+    :func:`gold_shard_pairs`), never the two sides of a join, so such pairs are left out.
+    """
     files = sorted({f for q in questions for f in q["gold_tables"]})
     hdr = headers(lake_dir, files)
+    key = {f: frozenset(norm(h) for h in hdr[f]) for f in files}
     pairs = set()
     for q in questions:
         joins = sql_joins(q["gold_sql"])
-        used = defaultdict(set)
+        if not joins:
+            continue
+        used = sql_columns(q["gold_sql"])
         for ta, ca, tb, cb in joins:
             used[ta].add(ca)
             used[tb].add(cb)
+        assigned = _assign_files(used, q["gold_tables"], hdr)
         for ta, ca, tb, cb in joins:
-            fa = _files_for(ta, used[ta], q["gold_tables"], hdr) or _files_for(ta, {ca}, q["gold_tables"], hdr)
-            fb = _files_for(tb, used[tb], q["gold_tables"], hdr) or _files_for(tb, {cb}, q["gold_tables"], hdr)
-            for x in fa:
-                for y in fb:
-                    if x == y:
+            for x in assigned.get(ta, []):
+                for y in assigned.get(tb, []):
+                    if x == y or key[x] == key[y]:
                         continue
                     hx = next(h for h in hdr[x] if norm(h) == norm(ca))
                     hy = next(h for h in hdr[y] if norm(h) == norm(cb))
-                    pairs.add(tuple(sorted([(x, hx), (y, hy)])) )
+                    pairs.add(tuple(sorted([(x, hx), (y, hy)])))
     return {(a[0], a[1], b[0], b[1]) for a, b in pairs}
 
 

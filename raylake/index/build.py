@@ -9,9 +9,10 @@ Stages (timed separately in the summary):
    MinHash signatures with the numba kernel; unreadable files are skipped with a reason.
 3. **embed** — header, header+sample and table texts missing from the previous build go to
    an actor pool (:mod:`.embed`); identical texts are embedded once.
-4. **joins** / **unions** — LSH candidate pairs (Ray tasks, grouped by band) plus
-   embedding and name candidates, scored (:mod:`.joins`, :mod:`.unions`). Only pairs that
-   touch a changed file are recomputed; the others are carried over.
+4. **lsh** / **unions** / **joins** — LSH candidate pairs (Ray tasks, grouped by band);
+   union edges first, then join edges from LSH, embedding and name candidates, less the
+   column pairs a union aligns (:mod:`.unions`, :mod:`.joins`). Only pairs that touch a
+   changed file are recomputed; the others are carried over.
 5. **partition** — METIS over the table graph (:mod:`.partition`).
 6. **write** — a new build folder, published atomically (:mod:`.store`).
 """
@@ -72,7 +73,13 @@ def _profile_chunk(lake: Lake, files: list[LakeFile], cfg: IndexConfig):
 
 
 def _lsh_task(sigs, band_ids, rows, eligible, dirty, max_bucket):
-    return bands_to_pairs(sigs, band_ids, rows, eligible, dirty, max_bucket)
+    """Candidate pairs of a group of bands, deduplicated band by band: a pair colliding in
+    many bands is held once, so memory follows the distinct pairs, not the collisions."""
+    keys = np.empty(0, np.int64)
+    for band in band_ids:
+        p = bands_to_pairs(sigs, [band], rows, eligible, dirty, max_bucket)
+        keys = np.union1d(keys, p[:, 0] << 32 | p[:, 1])
+    return np.stack([keys >> 32, keys & 0xFFFFFFFF], 1)
 
 
 # --------------------------------------------------------------------------- previous build
@@ -276,8 +283,8 @@ def build_index(
         emb_sample = np.stack([cache[r["sample_text"]] for r in col_records]).astype(np.float32) if col_records else np.zeros((0, dim), np.float32)
         emb_table = np.stack([cache[t["text"]] for t in table_rows]).astype(np.float32)
 
-    # ---- join edges
-    with prog.stage("joins"):
+    # ---- LSH candidate pairs (Ray tasks, one per group of bands)
+    with prog.stage("lsh"):
         rows_per_band = max(1, cfg.num_perm // cfg.lsh_bands)
         n_bands = cfg.num_perm // rows_per_band
         eligible = (cols.n_distinct >= 2) & np.isin(cols.dtype, ["int", "text", "date"])
@@ -286,8 +293,40 @@ def build_index(
         lsh = ray.remote(_lsh_task)
         parts = ray.get([lsh.remote(sig_ref, g, rows_per_band, eligible, dirty_cols, cfg.lsh_max_bucket) for g in groups if len(g)])
         lsh_pairs = unique_pairs(np.concatenate(parts)) if parts else np.empty((0, 2), np.int64)
-        scored, keep = joins_mod.find_joins(cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg)
-        edges = _carry_edges(prev, paths, dirty_tables) if prev else []
+        del parts, sig_ref
+    edges = _carry_edges(prev, paths, dirty_tables) if prev else []
+
+    # ---- union edges (before joins: the columns a union aligns are not join candidates)
+    with prog.stage("unions"):
+        table_cols = _group(cols.table, len(paths))
+        pairs = candidate_table_pairs(cols, signatures, len(paths), emb_table, dirty_tables, lsh_pairs, cfg)
+        union_edges, aligned = [], []
+        for u in find_unions(cols, table_cols, signatures, emb_header, emb_sample, pairs, cfg):
+            aligned.extend((i, j) for i, j, _ in u["matches"])
+            union_edges.append(
+                {
+                    "kind": "union",
+                    "src_table": paths[u["src"]],
+                    "dst_table": paths[u["dst"]],
+                    "src_column": None,
+                    "dst_column": None,
+                    "score": u["score"],
+                    "mapping": json.dumps({col_records[i]["name"]: col_records[j]["name"] for i, j, _ in u["matches"]}),
+                    "containment": None,
+                    "containment_rev": None,
+                    "name_sim": None,
+                    "value_sim": None,
+                    "row_overlap": u["row_overlap"],
+                }
+            )
+        aligned.extend(_carried_alignments(edges, col_records))
+
+    # ---- join edges
+    with prog.stage("joins"):
+        scored, keep = joins_mod.find_joins(
+            cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg, exclude=np.asarray(aligned, np.int64).reshape(-1, 2)
+        )
+        del lsh_pairs
         for e in keep:
             s, d = int(scored["src"][e]), int(scored["dst"][e])
             edges.append(
@@ -306,28 +345,8 @@ def build_index(
                     "row_overlap": None,
                 }
             )
-
-    # ---- union edges
-    with prog.stage("unions"):
-        table_cols = _group(cols.table, len(paths))
-        pairs = candidate_table_pairs(cols, signatures, len(paths), emb_table, dirty_tables, lsh_pairs, cfg)
-        for u in find_unions(cols, table_cols, signatures, emb_header, emb_sample, pairs, cfg):
-            edges.append(
-                {
-                    "kind": "union",
-                    "src_table": paths[u["src"]],
-                    "dst_table": paths[u["dst"]],
-                    "src_column": None,
-                    "dst_column": None,
-                    "score": u["score"],
-                    "mapping": json.dumps({col_records[i]["name"]: col_records[j]["name"] for i, j, _ in u["matches"]}),
-                    "containment": None,
-                    "containment_rev": None,
-                    "name_sim": None,
-                    "value_sim": None,
-                    "row_overlap": u["row_overlap"],
-                }
-            )
+        del scored, keep
+        edges.extend(union_edges)
 
     # ---- METIS parts
     with prog.stage("partition"):
@@ -417,6 +436,19 @@ def _carry_edges(prev: _Previous, paths: list[str], dirty_tables: np.ndarray) ->
     """Previous edges whose two tables are still present and unchanged."""
     clean = {p for i, p in enumerate(paths) if not dirty_tables[i]}
     return [e for e in prev.edges if e["src_table"] in clean and e["dst_table"] in clean]
+
+
+def _carried_alignments(edges: list[dict], col_records: list[dict]) -> list[tuple[int, int]]:
+    """Column-id pairs aligned by the carried-over union edges (their mappings hold names)."""
+    cid = {(r["path"], r["name"]): r["column_id"] for r in col_records}
+    out = []
+    for e in edges:
+        if e["kind"] == "union" and e["mapping"]:
+            for a, b in json.loads(e["mapping"]).items():
+                i, j = cid.get((e["src_table"], a)), cid.get((e["dst_table"], b))
+                if i is not None and j is not None:
+                    out.append((i, j))
+    return out
 
 
 def _columns_schema() -> pa.Schema:

@@ -21,11 +21,21 @@ evidence, gated by key-likeness:
 text, dates and wide numeric ranges count fully. Each column keeps its
 ``join_max_per_column`` best edges. The edge is stored from the contained (foreign-key)
 side to the key side.
+
+Two columns that a union edge aligns (the same column of two shards of one table) are not
+a join: their equal names and values say "same attribute", which the union edge already
+records, and as join candidates they would take the slots of real foreign keys.
+
+Memory stays linear in the number of candidates: pairs are scored in fixed-size chunks
+(the embedding and signature rows of a chunk are gathered, never those of all pairs), only
+pairs above the threshold are kept, and the per-column selection is a numba loop.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+import numba
 import numpy as np
 
 from raylake.config import IndexConfig
@@ -37,6 +47,7 @@ _NUMERIC = {"int", "float"}
 _STEM = re.compile(r"(ies|es|s)$")
 
 
+@lru_cache(maxsize=1 << 16)
 def _tokens(words: str) -> frozenset[str]:
     return frozenset(_STEM.sub("", w) if len(w) > 3 else w for w in words.split())
 
@@ -101,11 +112,19 @@ def embedding_candidates(emb: np.ndarray, cols: ColumnArrays, dirty: np.ndarray,
     return pairs
 
 
-def score_pairs(
-    cols: ColumnArrays, sigs: np.ndarray, emb: np.ndarray, pairs: np.ndarray, table_emb: np.ndarray | None = None
-) -> dict[str, np.ndarray]:
-    """Joinability of each candidate pair; returns arrays aligned with ``pairs``."""
-    a, b = pairs[:, 0], pairs[:, 1]
+_CHUNK = 1 << 16  # candidate pairs scored at a time (bounds the gathered embedding rows)
+
+
+def _pair_token_jaccard(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Token Jaccard of the headers of pairs ``(a, b)``, computed once per distinct header pair."""
+    uniq, wid = np.unique(words.astype(str), return_inverse=True)
+    key = wid[a].astype(np.int64) * len(uniq) + wid[b]
+    ukey, inv = np.unique(key, return_inverse=True)
+    vals = np.array([token_jaccard(uniq[k // len(uniq)], uniq[k % len(uniq)]) for k in ukey.tolist()], np.float32)
+    return vals[inv]
+
+
+def _score_chunk(cols, sigs, emb, a, b, table_emb, tok):
     has_vals = (cols.n_distinct[a] > 0) & (cols.n_distinct[b] > 0)
     jac = np.where(has_vals, jaccard(sigs[a], sigs[b]), 0.0)
     c_ab = containment(jac, cols.n_distinct[a], cols.n_distinct[b])
@@ -114,7 +133,6 @@ def score_pairs(
     spec = np.minimum(value_specificity(cols, a), value_specificity(cols, b))
     value = np.maximum.reduce([c_ab * kb, c_ba * ka, 0.5 * np.maximum(c_ab, c_ba)]) * spec
     cos = np.einsum("ij,ij->i", emb[a], emb[b])
-    tok = np.array([token_jaccard(x, y) for x, y in zip(cols.words[a], cols.words[b])])
     same = cols.norm_name[a] == cols.norm_name[b]
     name = np.maximum.reduce([tok, np.clip((cos - 0.35) / 0.55, 0.0, 1.0), same.astype(float)])
     tc = type_compatible(cols.dtype[a], cols.dtype[b])
@@ -131,40 +149,91 @@ def score_pairs(
     score = score * 0.97 + 0.03 * context
     # direction: from the contained (foreign-key) side to the key side
     a_to_b = (kb & ~ka) | ((ka == kb) & (c_ab >= c_ba))
-    src = np.where(a_to_b, a, b)
-    dst = np.where(a_to_b, b, a)
     return {
-        "src": src,
-        "dst": dst,
-        "score": np.clip(score, 0.0, 1.0),
-        "containment": np.where(a_to_b, c_ab, c_ba),  # C(src ⊆ dst)
-        "containment_rev": np.where(a_to_b, c_ba, c_ab),
-        "name_sim": name,
-        "value_sim": value,
+        "src": np.where(a_to_b, a, b),
+        "dst": np.where(a_to_b, b, a),
+        "score": np.clip(score, 0.0, 1.0).astype(np.float32),
+        "containment": np.where(a_to_b, c_ab, c_ba).astype(np.float32),  # C(src ⊆ dst)
+        "containment_rev": np.where(a_to_b, c_ba, c_ab).astype(np.float32),
+        "name_sim": name.astype(np.float32),
+        "value_sim": value.astype(np.float32),
     }
+
+
+def score_pairs(
+    cols: ColumnArrays,
+    sigs: np.ndarray,
+    emb: np.ndarray,
+    pairs: np.ndarray,
+    table_emb: np.ndarray | None = None,
+    min_score: float | None = None,
+    chunk: int = _CHUNK,
+) -> dict[str, np.ndarray]:
+    """Joinability of each candidate pair; arrays aligned with ``pairs`` (or, with
+    ``min_score``, with the pairs scoring at least that, in order)."""
+    pairs = np.asarray(pairs, np.int64).reshape(-1, 2)
+    tok = _pair_token_jaccard(cols.words, pairs[:, 0], pairs[:, 1]) if len(pairs) else np.zeros(0, np.float32)
+    parts = []
+    for lo in range(0, len(pairs), chunk):
+        a, b = pairs[lo : lo + chunk, 0], pairs[lo : lo + chunk, 1]
+        part = _score_chunk(cols, sigs, emb, a, b, table_emb, tok[lo : lo + chunk])
+        if min_score is not None:
+            ok = part["score"] >= min_score
+            part = {k: v[ok] for k, v in part.items()}
+        parts.append(part)
+    if not parts:
+        parts = [_score_chunk(cols, sigs, emb, pairs[:, 0], pairs[:, 1], table_emb, tok)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+@numba.njit(cache=True)
+def _greedy_keep(order, src, dst, n_columns, per_column):
+    count = np.zeros(n_columns, np.int64)
+    keep = np.empty(order.shape[0], np.int64)
+    n = 0
+    for e in order:
+        s, d = src[e], dst[e]
+        if count[s] < per_column or count[d] < per_column:
+            keep[n] = e
+            n += 1
+            count[s] += 1
+            count[d] += 1
+    return keep[:n]
 
 
 def keep_best(scored: dict[str, np.ndarray], n_columns: int, threshold: float, per_column: int) -> np.ndarray:
     """Indices of scored pairs above ``threshold`` and among each endpoint's ``per_column`` best."""
     ok = np.flatnonzero(scored["score"] >= threshold)
     if ok.size == 0:
-        return ok
-    order = ok[np.argsort(-scored["score"][ok], kind="stable")]
-    count = np.zeros(n_columns, np.int64)
-    keep = []
-    for e in order:
-        s, d = scored["src"][e], scored["dst"][e]
-        if count[s] < per_column or count[d] < per_column:
-            keep.append(e)
-            count[s] += 1
-            count[d] += 1
-    return np.asarray(keep, np.int64)
+        return ok.astype(np.int64)
+    order = ok[np.argsort(-scored["score"][ok], kind="stable")].astype(np.int64)
+    return _greedy_keep(order, scored["src"].astype(np.int64), scored["dst"].astype(np.int64), n_columns, per_column)
+
+
+def drop_pairs(pairs: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
+    """``pairs`` (``i < j``) without those in ``exclude`` (unordered column pairs)."""
+    if exclude is None or len(exclude) == 0 or len(pairs) == 0:
+        return pairs
+    ex = np.sort(np.asarray(exclude, np.int64).reshape(-1, 2), axis=1)
+    k_ex = ex[:, 0] << 32 | ex[:, 1]
+    k = pairs[:, 0].astype(np.int64) << 32 | pairs[:, 1].astype(np.int64)
+    return pairs[~np.isin(k, k_ex)]
 
 
 def find_joins(
-    cols: ColumnArrays, sigs: np.ndarray, emb: np.ndarray, table_emb: np.ndarray, dirty: np.ndarray, lsh_pairs: np.ndarray, cfg: IndexConfig
+    cols: ColumnArrays,
+    sigs: np.ndarray,
+    emb: np.ndarray,
+    table_emb: np.ndarray,
+    dirty: np.ndarray,
+    lsh_pairs: np.ndarray,
+    cfg: IndexConfig,
+    exclude: np.ndarray | None = None,
 ):
-    """All join edges touching a ``dirty`` column: ``(scored arrays, kept indices)``."""
+    """All join edges touching a ``dirty`` column: ``(scored arrays, kept indices)``.
+
+    ``exclude``: column pairs that are not join candidates (aligned by a union edge).
+    """
     pairs = np.concatenate(
         [
             lsh_pairs.reshape(-1, 2),
@@ -173,8 +242,8 @@ def find_joins(
         ]
     ).astype(np.int64)
     pairs = pairs[cols.table[pairs[:, 0]] != cols.table[pairs[:, 1]]] if len(pairs) else pairs
-    pairs = unique_pairs(pairs)
+    pairs = drop_pairs(unique_pairs(pairs), exclude)
     if len(pairs) == 0:
         return None, np.empty(0, np.int64)
-    scored = score_pairs(cols, sigs, emb, pairs, table_emb)
+    scored = score_pairs(cols, sigs, emb, pairs, table_emb, min_score=cfg.join_threshold)
     return scored, keep_best(scored, len(cols), cfg.join_threshold, cfg.join_max_per_column)

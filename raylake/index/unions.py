@@ -24,6 +24,8 @@ from raylake.index.arrays import ColumnArrays
 from raylake.index.joins import token_jaccard, type_compatible
 from raylake.kernels.minhash import jaccard
 
+_CHUNK = 1 << 16  # LSH pairs whose Jaccard is computed at a time
+
 
 def candidate_table_pairs(
     cols: ColumnArrays,
@@ -37,24 +39,25 @@ def candidate_table_pairs(
 ) -> np.ndarray:
     """Unordered table pairs ``(t, u)``, ``t < u``, at least one of them dirty."""
     pairs = []
-    # 1. shared header names (ignoring names present in very many tables, such as 'name')
-    by_name: dict[str, list[int]] = {}
-    for t, n in zip(cols.table, cols.norm_name):
-        by_name.setdefault(n, []).append(int(t))
+    # 1. shared header names (ignoring names present in very many tables, such as 'name');
+    #    pair keys are generated per name and counted with numpy, not in a Python dict
     n_cols = np.bincount(cols.table, minlength=n_tables)
-    shared: dict[tuple[int, int], int] = {}
-    for tables in by_name.values():
-        tables = sorted(set(tables))
+    _, name_id = np.unique(cols.norm_name.astype(str), return_inverse=True)
+    tn = np.unique(np.stack([name_id.astype(np.int64), cols.table.astype(np.int64)], 1), axis=0)
+    bounds = np.flatnonzero(np.diff(tn[:, 0])) + 1
+    keys = []
+    for tables in np.split(tn[:, 1], bounds):
         if len(tables) < 2 or len(tables) > max_name_df:
             continue
-        for x in range(len(tables)):
-            for y in range(x + 1, len(tables)):
-                t, u = tables[x], tables[y]
-                if dirty_tables[t] or dirty_tables[u]:
-                    shared[(t, u)] = shared.get((t, u), 0) + 1
-    for (t, u), k in shared.items():
-        if k >= 0.5 * min(n_cols[t], n_cols[u]):
-            pairs.append((t, u))
+        x, y = np.triu_indices(len(tables), 1)
+        t, u = tables[x], tables[y]
+        ok = dirty_tables[t] | dirty_tables[u]
+        keys.append(t[ok] << 32 | u[ok])
+    if keys:
+        k, shared = np.unique(np.concatenate(keys), return_counts=True)
+        t, u = k >> 32, k & 0xFFFFFFFF
+        ok = shared >= 0.5 * np.minimum(n_cols[t], n_cols[u])
+        pairs.extend(zip(t[ok].tolist(), u[ok].tolist()))
     # 2. nearest tables by content embedding
     if n_tables > 1 and dirty_tables.any():
         import faiss
@@ -69,11 +72,15 @@ def candidate_table_pairs(
                     pairs.append((min(t, u), max(t, u)))
     # 3. value collisions: tables with several LSH-colliding column pairs of real overlap
     if len(lsh_pairs):
-        jac = jaccard(sigs[lsh_pairs[:, 0]], sigs[lsh_pairs[:, 1]])
-        ta, tb = cols.table[lsh_pairs[:, 0]], cols.table[lsh_pairs[:, 1]]
-        keep = (ta != tb) & (jac >= 0.25)
-        ca, cb = lsh_pairs[keep, 0], lsh_pairs[keep, 1]
-        ta, tb = ta[keep], tb[keep]
+        cross = lsh_pairs[cols.table[lsh_pairs[:, 0]] != cols.table[lsh_pairs[:, 1]]]
+        # Jaccard in chunks: gathering the signature rows of every pair at once is 1 KB a pair
+        jac = np.concatenate(
+            [jaccard(sigs[cross[i : i + _CHUNK, 0]], sigs[cross[i : i + _CHUNK, 1]]) for i in range(0, len(cross), _CHUNK)]
+            or [np.zeros(0)]
+        )
+        keep = jac >= 0.25
+        ca, cb = cross[keep, 0], cross[keep, 1]
+        ta, tb = cols.table[ca], cols.table[cb]
         swap = ta > tb
         lo, hi = np.where(swap, tb, ta), np.where(swap, ta, tb)
         clo, chi = np.where(swap, cb, ca), np.where(swap, ca, cb)
