@@ -1,0 +1,225 @@
+"""Run methods over a questions file and score them (the engine of ``python -m bench.retrieval``).
+
+For every method, in the order given: build it over the shared :class:`BenchContext`,
+warm it up on a fixed sentence (model load, numba compilation — not timed), then for each
+question time ``prepare`` once and ``select`` once per budget; a budget's latency is
+prepare + select. Every returned list is checked (at most L distinct paths of the index)
+— a violation is a bug in the method and stops the run. Results are rewritten after each
+method, so a long run that is stopped keeps what it finished.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+
+from bench.retrieval.base import BenchContext
+from bench.retrieval.metrics import aggregate
+from raylake.errors import RaylakeError
+
+METHODS = ("dense", "bm25", "hybrid", "greedy", "jar", "exact", "raylake")
+WARMUP = "which rows of the first table have the largest value"
+
+
+def method_class(name: str):
+    if name == "dense":
+        from bench.retrieval.dense import Dense as cls
+    elif name == "bm25":
+        from bench.retrieval.bm25 import BM25 as cls
+    elif name == "hybrid":
+        from bench.retrieval.hybrid import Hybrid as cls
+    elif name == "greedy":
+        from bench.retrieval.greedy import Greedy as cls
+    elif name == "jar":
+        from bench.retrieval.jar import JAR as cls
+    elif name == "exact":
+        from bench.retrieval.exact import Exact as cls
+    elif name == "raylake":
+        from bench.retrieval.raylake_ask import Raylake as cls
+    else:
+        raise RaylakeError(f"unknown method {name!r}; choose from {', '.join(METHODS)} or 'all'")
+    return cls
+
+
+def load_questions(path: str, lake: str | None = None) -> list[dict]:
+    """``id``, ``question`` and ``gold_tables`` of every line; nothing else is read."""
+    if not os.path.isfile(path):
+        raise RaylakeError(f"questions file {path!r} does not exist")
+    out, seen = [], set()
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise RaylakeError(f"{path}:{n}: not a JSON object") from None
+            qid, q, gold = obj.get("id") if isinstance(obj, dict) else None, None, None
+            if isinstance(obj, dict):
+                q, gold = obj.get("question"), obj.get("gold_tables")
+            if not isinstance(qid, (str, int)) or not isinstance(q, str) or not q.strip():
+                raise RaylakeError(f"{path}:{n}: needs string fields 'id' and 'question'")
+            if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
+                raise RaylakeError(f"{path}:{n}: 'gold_tables' must be a non-empty list of lake paths")
+            qid = str(qid)
+            if qid in seen:
+                raise RaylakeError(f"{path}:{n}: duplicate id {qid!r}")
+            seen.add(qid)
+            if lake is not None:
+                missing = [g for g in gold if not os.path.exists(os.path.join(lake, g))]
+                if missing:
+                    raise RaylakeError(f"{path}:{n}: gold table {missing[0]!r} is not in lake {lake!r} (paths are relative to the lake root)")
+            out.append({"id": qid, "question": q, "gold_tables": list(dict.fromkeys(gold))})
+    if not out:
+        raise RaylakeError(f"questions file {path!r} has no questions")
+    return out
+
+
+def seeded_order(questions: list[dict], seed: int) -> list[int]:
+    order = list(range(len(questions)))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _git_commit() -> str | None:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "raylake"], capture_output=True, text=True, timeout=10).stdout.strip()
+        return head + ("+dirty(raylake/)" if dirty else "") if head else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _write(path: str, obj: dict) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, indent=1, sort_keys=False)
+    os.replace(tmp, path)
+
+
+def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list[str], out: str | None = None,
+        subsets: dict[str, int] | None = None, seed: int = 0, params: dict[str, dict] | None = None,
+        meta_extra: dict | None = None, progress: bool = True, ctx: BenchContext | None = None) -> dict:
+    """Run ``methods`` and return (and write to ``out``) the results object."""
+    subsets = subsets or {}
+    params = params or {}
+    budgets = sorted(set(int(b) for b in budgets))
+    if not budgets or budgets[0] < 1:
+        raise RaylakeError("--budgets must be positive integers")
+    for m in methods:
+        method_class(m)
+    ctx = ctx or BenchContext(index_dir)
+    known = set(ctx.paths)
+    t_start = time.time()
+    result = {
+        "methods": {},
+        "predictions": {},
+        "latencies_ms": {},
+        "meta": {
+            "index_dir": os.path.abspath(index_dir),
+            "lake_root": ctx.index.lake_root,
+            "n_tables": ctx.index.n_tables,
+            "n_questions": len(questions),
+            "budgets": budgets,
+            "seed": seed,
+            "git_commit": _git_commit(),
+            "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "loadavg_start": list(os.getloadavg())},
+            "gold_not_indexed": sum(1 for q in questions for g in q["gold_tables"] if g not in known),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start)),
+            "method": {},
+            **(meta_extra or {}),
+        },
+    }
+    order = seeded_order(questions, seed)
+    for name in methods:
+        qs = questions
+        if name in subsets and subsets[name] < len(questions):
+            keep = set(order[: subsets[name]])
+            qs = [q for i, q in enumerate(questions) if i in keep]
+        t0 = time.perf_counter()
+        method = method_class(name)(ctx, **params.get(name, {}))
+        ctx.index.embedder._cache.clear()
+        warm = method.prepare(WARMUP)
+        for b in budgets:
+            method.select(warm, b)
+        setup_s = time.perf_counter() - t0
+        _reset_stats(method)
+        preds = {str(b): {} for b in budgets}
+        lats = {str(b): {} for b in budgets}
+        t_run = time.perf_counter()
+        for k, q in enumerate(qs):
+            ctx.index.embedder._cache.clear()  # cold: no method profits from another's embeddings
+            t = time.perf_counter()
+            prep = method.prepare(q["question"])
+            prep_ms = (time.perf_counter() - t) * 1e3
+            for b in budgets:
+                t = time.perf_counter()
+                tables = method.select(prep, b)
+                ms = prep_ms + (time.perf_counter() - t) * 1e3
+                _check(name, q["id"], tables, b, known)
+                preds[str(b)][q["id"]] = list(tables)
+                lats[str(b)][q["id"]] = round(ms, 3)
+            if progress and (k + 1) % 50 == 0:
+                el = time.perf_counter() - t_run
+                print(f"[{name}] {k + 1}/{len(qs)} questions, {el:.0f}s, {el / (k + 1):.2f}s/question", file=sys.stderr, flush=True)
+        wall = time.perf_counter() - t_run
+        gold = {q["id"]: q["gold_tables"] for q in qs}
+        result["methods"][name] = {
+            "L": {
+                str(b): aggregate([gold[i] for i in gold], [preds[str(b)][i] for i in gold], [lats[str(b)][i] for i in gold])
+                for b in budgets
+            }
+        }
+        result["predictions"][name] = preds
+        result["latencies_ms"][name] = lats
+        result["meta"]["method"][name] = {
+            "n_questions": len(qs),
+            "subset": (f"seeded subset of {len(qs)} (seed {seed})" if len(qs) < len(questions) else None),
+            "wall_s": round(wall, 2),
+            "setup_s": round(setup_s, 2),
+            "params": method.describe(),
+            "stats": _summarise(method.stats),
+        }
+        result["meta"]["setup_ms"] = dict(ctx.setup_ms)
+        result["meta"]["wall_s"] = round(time.time() - t_start, 2)
+        result["meta"]["host"]["loadavg_end"] = list(os.getloadavg())
+        if progress:
+            f1 = {b: round(result["methods"][name]["L"][str(b)]["f1"], 3) for b in budgets}
+            print(f"[{name}] done: {len(qs)} questions in {wall:.0f}s; F1 {f1}", file=sys.stderr, flush=True)
+        if out:
+            _write(out, result)
+    return result
+
+
+def _reset_stats(method) -> None:
+    for k, v in list(method.stats.items()):
+        method.stats[k] = [] if isinstance(v, list) else 0
+
+
+def _summarise(stats: dict) -> dict:
+    out = {}
+    for k, v in stats.items():
+        if isinstance(v, list):
+            if v:
+                out[k] = {str(x): v.count(x) for x in sorted(set(v))}
+        else:
+            out[k] = v
+    return out
+
+
+def _check(name: str, qid: str, tables, budget: int, known: set) -> None:
+    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
+        raise RaylakeError(f"method {name} returned {type(tables).__name__} for {qid}, not a list of paths")
+    if len(tables) > budget:
+        raise RaylakeError(f"method {name} returned {len(tables)} tables for {qid} at L={budget}")
+    if len(set(tables)) != len(tables):
+        raise RaylakeError(f"method {name} returned a table twice for {qid}")
+    bad = [t for t in tables if t not in known]
+    if bad:
+        raise RaylakeError(f"method {name} returned {bad[0]!r} for {qid}, which is not a table of the index")
