@@ -1,0 +1,110 @@
+"""Join and union candidate stages on the example index: chunked scoring equals one-shot
+scoring, the numba selection equals the plain greedy rule, band-by-band LSH deduplication
+loses no pair, and columns aligned by a union edge are not join edges."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from raylake.config import IndexConfig
+from raylake.index import joins
+from raylake.index.arrays import ColumnArrays
+from raylake.index.build import _lsh_task
+from raylake.index.lsh import bands_to_pairs, unique_pairs
+from raylake.index.reader import LakeIndex
+
+
+@pytest.fixture(scope="module")
+def lake_arrays(example_index):
+    idx = LakeIndex(example_index)
+    n = idx.n_columns
+    records = [{k: idx.columns[k][c] for k in idx.columns} for c in range(n)]
+    cols = ColumnArrays.from_records(idx.col_table, records)
+    return idx, cols
+
+
+def _all_pairs(cols: ColumnArrays) -> np.ndarray:
+    a, b = np.triu_indices(len(cols), 1)
+    keep = cols.table[a] != cols.table[b]
+    return np.stack([a[keep], b[keep]], 1).astype(np.int64)
+
+
+def test_chunked_scoring_equals_one_shot_and_filters_by_threshold(lake_arrays):
+    idx, cols = lake_arrays
+    pairs = _all_pairs(cols)
+    full = joins.score_pairs(cols, idx.signatures, idx.emb_header, pairs, idx.emb_table)
+    small = joins.score_pairs(cols, idx.signatures, idx.emb_header, pairs, idx.emb_table, chunk=37)
+    assert len(full["score"]) == len(pairs) > 37
+    for k in full:
+        np.testing.assert_array_equal(full[k], small[k])
+    kept = joins.score_pairs(cols, idx.signatures, idx.emb_header, pairs, idx.emb_table, min_score=0.3, chunk=37)
+    ok = full["score"] >= 0.3
+    assert 0 < ok.sum() < len(pairs)
+    for k in full:
+        np.testing.assert_array_equal(kept[k], full[k][ok])
+
+
+def _greedy_reference(scored, n_columns, threshold, per_column):
+    ok = np.flatnonzero(scored["score"] >= threshold)
+    order = ok[np.argsort(-scored["score"][ok], kind="stable")]
+    count = np.zeros(n_columns, np.int64)
+    keep = []
+    for e in order:
+        s, d = scored["src"][e], scored["dst"][e]
+        if count[s] < per_column or count[d] < per_column:
+            keep.append(e)
+            count[s] += 1
+            count[d] += 1
+    return np.asarray(keep, np.int64)
+
+
+@pytest.mark.parametrize("per_column", [1, 3, 10])
+def test_keep_best_matches_the_greedy_rule(per_column):
+    rng = np.random.default_rng(per_column)
+    n, m = 60, 2000
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    scored = {"src": a, "dst": b, "score": rng.random(m).round(2).astype(np.float32)}  # ties on purpose
+    got = joins.keep_best(scored, n, 0.3, per_column)
+    want = _greedy_reference(scored, n, 0.3, per_column)
+    np.testing.assert_array_equal(got, want)
+    counts = np.bincount(np.concatenate([a[got], b[got]]), minlength=n)
+    assert len(got) < (scored["score"] >= 0.3).sum() and counts.max() > 0
+
+
+def test_band_by_band_lsh_keeps_every_pair(lake_arrays):
+    idx, cols = lake_arrays
+    eligible = (cols.n_distinct >= 2) & np.isin(cols.dtype, ["int", "text", "date"])
+    dirty = np.ones(len(cols), bool)
+    want = bands_to_pairs(idx.signatures, range(64), 2, eligible, dirty, 200)
+    got = _lsh_task(idx.signatures, range(64), 2, eligible, dirty, 200)
+    assert len(want) > 0
+    assert {tuple(p) for p in want.tolist()} == {tuple(p) for p in got.tolist()}
+
+
+def test_drop_pairs_ignores_orientation():
+    pairs = unique_pairs(np.array([[0, 1], [0, 2], [1, 2], [2, 3]], np.int64))
+    left = joins.drop_pairs(pairs, np.array([[2, 0], [3, 2]]))
+    assert left.tolist() == [[0, 1], [1, 2]]
+    assert joins.drop_pairs(pairs, None).tolist() == pairs.tolist()
+
+
+def test_union_aligned_columns_are_not_join_candidates(lake_arrays):
+    idx, cols = lake_arrays
+    aligned = []
+    for e in idx.edges:
+        if e["kind"] == "union":
+            for x, y in json.loads(e["mapping"]).items():
+                aligned.append((idx.col_index[(e["src_table"], x)], idx.col_index[(e["dst_table"], y)]))
+    assert aligned  # the example lake has shards (points_2019 / points_2020)
+    # without the exclusion these pairs score as joins (same attribute, same values) ...
+    scored = joins.score_pairs(cols, idx.signatures, idx.emb_header, np.sort(np.asarray(aligned), 1), idx.emb_table)
+    assert (scored["score"] >= IndexConfig().join_threshold).any()
+    # ... and the index keeps none of them as a join edge
+    join_pairs = {
+        frozenset(((e["src_table"], e["src_column"]), (e["dst_table"], e["dst_column"]))) for e in idx.edges if e["kind"] == "join"
+    }
+    for i, j in aligned:
+        key = frozenset(((idx.columns["path"][i], idx.columns["name"][i]), (idx.columns["path"][j], idx.columns["name"][j])))
+        assert key not in join_pairs
