@@ -21,8 +21,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of --limit and --subset samples")
     p.add_argument("--subset", nargs="*", default=[], metavar="METHOD=N",
                    help="run METHOD on a seeded subset of N of the questions (nested in any larger subset)")
-    p.add_argument("--exact-cap-s", type=float, default=2.0, help="exact: enumeration time cap per question and budget")
-    p.add_argument("--jar-time-limit-s", type=float, default=2.0, help="jar: MIP time limit per question and budget")
+    p.add_argument("--exact-max-expansions", type=int, default=3000, help="exact: sets built per question and budget before the enumeration stops (deterministic cap)")
+    p.add_argument("--exact-cap-s", type=float, default=20.0, help="exact: wall-clock safety cap per question and budget")
+    p.add_argument("--jar-node-limit", type=int, default=500, help="jar: branch-and-bound nodes per MIP (deterministic cap)")
+    p.add_argument("--jar-time-limit-s", type=float, default=20.0, help="jar: MIP wall-clock safety limit")
     p.add_argument("--report-dir", default=RESULTS, help="where the markdown table and plot go")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads for query embedding (1: on a shared 2-core host more threads spin and run ~15x slower)")
@@ -73,7 +75,8 @@ def _main(args) -> int:
             raise RaylakeError("--limit must be at least 1")
         keep = set(harness.seeded_order(questions, args.seed)[: args.limit])
         questions = [q for i, q in enumerate(questions) if i in keep]
-    params = {"exact": {"time_cap_s": args.exact_cap_s}, "jar": {"time_limit_s": args.jar_time_limit_s}}
+    params = {"exact": {"max_expansions": args.exact_max_expansions, "time_cap_s": args.exact_cap_s},
+              "jar": {"node_limit": args.jar_node_limit, "time_limit_s": args.jar_time_limit_s}}
     try:
         from raylake.index import store
 

@@ -17,6 +17,11 @@ ESU order, a new cluster attaching to a member by its strongest edge (one spanni
 per set). Sizes are deepened iteratively (all sets of 1 cluster, then 2, …), so when the
 time cap stops the enumeration every size below the one in progress was covered
 completely; ``stats`` records how often the enumeration completed.
+
+The cap is a number of prefix expansions (one ``_apply``, i.e. one set built from a
+smaller one), so results are deterministic given the index; a wall-clock cap stops
+pathological cases and is counted separately (``time_capped``: those answers depend on
+the machine's speed).
 """
 from __future__ import annotations
 
@@ -26,20 +31,21 @@ from dataclasses import replace
 from bench.retrieval.base import Method
 
 
-class _Timeout(Exception):
+class _Capped(Exception):
     pass
 
 
 class Exact(Method):
     name = "exact"
 
-    def __init__(self, ctx, time_cap_s: float = 2.0):
-        super().__init__(ctx, time_cap_s=time_cap_s)
+    def __init__(self, ctx, max_expansions: int = 3000, time_cap_s: float = 20.0):
+        super().__init__(ctx, max_expansions=max_expansions, time_cap_s=time_cap_s)
         from raylake.config import RaylakeContext
 
         self.rctx = RaylakeContext.get_current()
+        self.max_expansions = max_expansions
         self.cap = time_cap_s
-        self.stats = {"calls": 0, "complete": 0, "sets_evaluated": 0, "sizes_completed": []}
+        self.stats = {"calls": 0, "complete": 0, "work_capped": 0, "time_capped": 0, "sets_evaluated": 0, "sizes_completed": []}
 
     def prepare(self, question: str):
         from raylake.search.support import Support
@@ -94,10 +100,17 @@ class Exact(Method):
         deadline = time.perf_counter() + self.cap
         best = [None, -float("inf")]
         evaluated = [0]
+        work = [0]
+
+        def expand(p, action):
+            work[0] += 1
+            if work[0] > self.max_expansions:
+                raise _Capped("work_capped")
+            if time.perf_counter() > deadline:
+                raise _Capped("time_capped")
+            return bs._apply(p, action)
 
         def extend(p, sub: list[int], closed: set[int], ext: list[int], root: int, k: int):
-            if time.perf_counter() > deadline:
-                raise _Timeout
             if len(sub) == k:
                 evaluated[0] += 1
                 if p.score > best[1]:
@@ -110,7 +123,7 @@ class Exact(Method):
                 s, a, b, op, lk = max((link[(m, w)] for m in sub if (m, w) in link), key=lambda x: x[0])
                 if op == "union":
                     lk = g.union[a][b]
-                res = bs._apply(p, ((a, b, op, lk),))
+                res = expand(p, ((a, b, op, lk),))
                 if res is None:  # over budget (or overlaps): every superset is too
                     continue
                 new_ext = ext + [u for u in nbrs[w] if pos[u] > pos[root] and u not in closed]
@@ -122,18 +135,19 @@ class Exact(Method):
                 for root in order:
                     if root not in anchors:
                         break
-                    start = bs._apply(bs._new_prefix(), ((None, root, "start", None),))
+                    start = expand(bs._new_prefix(), ((None, root, "start", None),))
                     if start is None:
                         continue
                     ext = [u for u in nbrs[root] if pos[u] > pos[root]]
                     extend(start[0], [root], nbrs[root] | {root}, ext, root, k)
                 sizes_done = k
             self.stats["complete"] += 1
-        except _Timeout:
-            pass
+        except _Capped as cap:
+            self.stats[cap.args[0]] += 1
         self.stats["sets_evaluated"] += evaluated[0]
         self.stats["sizes_completed"].append(sizes_done)
         p = best[0]
+        self.last_score = best[1]  # U − λ·|Φ| of the plan returned (−inf when none)
         if p is None:
             return []
         return [self.ctx.paths[s.new] for s in p.steps][:budget]

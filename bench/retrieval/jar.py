@@ -14,8 +14,9 @@ value) and candidate pairs e = (i, j) with a join *or union* edge in the lake gr
 
 r_i = rescaled cos(question, table); c_ai = the best rescaled cosine of atom a with a
 column header (0.9× with header+sample), 1 where the atom is a value the column holds;
-w_e = the edge score of the index. Solved by HiGHS (``scipy.optimize.milp``) with a time
-limit; when it returns no integer solution, the LP relaxation (``linprog``) is rounded
+w_e = the edge score of the index. Solved by HiGHS (``scipy.optimize.milp``) with a
+branch-and-bound node limit (deterministic; a wall-clock limit only as a safety net); the
+best integer solution found is used, and when there is none, the LP relaxation (``linprog``) is rounded
 by taking the L largest x (ties by relevance) — the relaxation GRAFT used for JAR.
 """
 from __future__ import annotations
@@ -32,9 +33,10 @@ from raylake.intent.lexicon import tokens
 class JAR(Method):
     name = "jar"
 
-    def __init__(self, ctx, n_candidates: int = 30, w_cover: float = 1.0, w_join: float = 1.0, time_limit_s: float = 2.0):
-        super().__init__(ctx, n_candidates=n_candidates, w_cover=w_cover, w_join=w_join, time_limit_s=time_limit_s)
-        self.n_candidates, self.w_cover, self.w_join, self.time_limit_s = n_candidates, w_cover, w_join, time_limit_s
+    def __init__(self, ctx, n_candidates: int = 30, w_cover: float = 1.0, w_join: float = 1.0, node_limit: int = 500, time_limit_s: float = 20.0):
+        super().__init__(ctx, n_candidates=n_candidates, w_cover=w_cover, w_join=w_join, node_limit=node_limit, time_limit_s=time_limit_s)
+        self.n_candidates, self.w_cover, self.w_join = n_candidates, w_cover, w_join
+        self.node_limit, self.time_limit_s = node_limit, time_limit_s
         self.stats = {"milp_optimal": 0, "milp_feasible": 0, "lp_fallback": 0}
 
     def prepare(self, question: str):
@@ -105,7 +107,7 @@ class JAR(Method):
         ub = np.asarray(ub)
         integrality = np.concatenate([np.ones(n + m), np.zeros(a)])
         res = milp(cost, integrality=integrality, bounds=(0, 1), constraints=LinearConstraint(A, -np.inf, ub),
-                   options={"time_limit": self.time_limit_s, "presolve": True})
+                   options={"node_limit": self.node_limit, "time_limit": self.time_limit_s, "presolve": True})
         if res.x is not None:
             self.stats["milp_optimal" if res.status == 0 else "milp_feasible"] += 1
             x = res.x[:n]
