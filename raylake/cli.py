@@ -131,8 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     from raylake.serve.cli import register as register_serve
 
     register_ask(sub)
+    from raylake.intent.cli import register as register_intent
+
+    register_intent(sub)
     register_llm(sub)
     register_serve(sub)
+    from raylake.learn.cli import register as register_learn
+
+    register_learn(sub)
     return p
 
 

@@ -92,8 +92,13 @@ class LakeArrays:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def from_index(cls, index, *, min_join: float = 0.5, igms: IGMSConfig | None = None, embedder=None) -> "LakeArrays":
-        """Arrays of a built :class:`~raylake.index.reader.LakeIndex` (embeds entity words and literals once)."""
+    def from_index(cls, index, *, min_join: float = 0.5, igms: IGMSConfig | None = None, embedder=None,
+                   pseudo_atoms: bool = True) -> "LakeArrays":
+        """Arrays of a built :class:`~raylake.index.reader.LakeIndex` (embeds entity words and literals once).
+
+        ``pseudo_atoms=False`` skips what only trajectory generation needs (entity/literal
+        embeddings, specificity): the structure and index embeddings search-time scoring uses.
+        """
         from raylake.intent.lexicon import Lexicon
 
         lex = Lexicon(index)
@@ -131,7 +136,9 @@ class LakeArrays:
             ok = dtypes[c] == "text" and not key_like[c] and s and 0 < len(str(s[0])) <= 40
             value_text.append(str(s[0]) if ok else None)
         entity_text = [_entity_word(lex, index, t) for t in range(len(paths))]
-        emb = embedder or index.embedder
+        d = index.emb_table.shape[1]
+        emb = (embedder or index.embedder) if pseudo_atoms else None
+        encode = (lambda texts: _encode(emb, texts, d)) if pseudo_atoms else (lambda texts: np.zeros((len(texts), d), np.float32))
         arrays = cls(
             paths=list(paths),
             part=np.asarray(index.tables["part"], np.int32),
@@ -146,15 +153,16 @@ class LakeArrays:
             emb_header=np.asarray(index.emb_header, np.float32),
             emb_sample=np.asarray(index.emb_sample, np.float32),
             entity_text=entity_text,
-            entity_emb=_encode(emb, entity_text, index.emb_table.shape[1]),
+            entity_emb=encode(entity_text),
             value_text=value_text,
-            value_emb=_encode(emb, value_text, index.emb_table.shape[1]),
+            value_emb=encode(value_text),
             value_cols={k: np.asarray(v, np.int32) for k, v in index.values.items()},
             entity_named=[{w: min(1.0, k / 3.0) for w, k in lex.table_entity_words[t].items()} for t in range(len(paths))],
             build_id=os.path.basename(index.build),
             min_join=min_join,
         )
-        arrays.compute_specificity(igms or IGMSConfig())
+        if pseudo_atoms:
+            arrays.compute_specificity(igms or IGMSConfig())
         return arrays
 
     @classmethod

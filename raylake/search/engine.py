@@ -54,13 +54,17 @@ class Answer:
 class Engine:
     """Load an index once; answer questions against it."""
 
-    def __init__(self, index_dir: str, ctx: RaylakeContext | None = None, extractor=None, scorer=None):
+    def __init__(self, index_dir: str, ctx: RaylakeContext | None = None, extractor=None, scorer=None, model_dir: str | None = None):
         self.ctx = ctx or RaylakeContext.get_current()
         self.index = LakeIndex.load(index_dir)
         self.lexicon = Lexicon(self.index)
         self.offline = OfflineExtractor(self.index, self.lexicon)
         self.extractor = extractor  # an LLM extractor (falls back to offline), or None
         self.graph = self.index.graph
+        if scorer is None and model_dir:  # a trained value network (raylake train) ranks the beam
+            from raylake.learn.scorer import QScorer
+
+            scorer = QScorer.load(model_dir)
         self.scorer = scorer
 
     def intent(self, question: str) -> tuple[IntentGraph, str]:
