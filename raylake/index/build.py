@@ -323,8 +323,10 @@ def build_index(
 
     # ---- join edges
     with prog.stage("joins"):
+        held = _held_joins(edges, col_records)
         scored, keep = joins_mod.find_joins(
-            cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg, exclude=np.asarray(aligned, np.int64).reshape(-1, 2)
+            cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg,
+            exclude=np.asarray(aligned, np.int64).reshape(-1, 2), held=held,
         )
         del lsh_pairs
         for e in keep:
@@ -449,6 +451,18 @@ def _carried_alignments(edges: list[dict], col_records: list[dict]) -> list[tupl
                 if i is not None and j is not None:
                     out.append((i, j))
     return out
+
+
+def _held_joins(edges: list[dict], col_records: list[dict]) -> np.ndarray:
+    """Carried-over join edges per column id."""
+    cid = {(r["path"], r["name"]): r["column_id"] for r in col_records}
+    count = np.zeros(len(col_records), np.int64)
+    for e in edges:
+        if e["kind"] == "join":
+            for end in ((e["src_table"], e["src_column"]), (e["dst_table"], e["dst_column"])):
+                if end in cid:
+                    count[cid[end]] += 1
+    return count
 
 
 def _columns_schema() -> pa.Schema:

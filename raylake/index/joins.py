@@ -193,8 +193,7 @@ def score_pairs(
 
 
 @numba.njit(cache=True)
-def _greedy_keep(order, src, dst, n_columns, per_column):
-    count = np.zeros(n_columns, np.int64)
+def _greedy_keep(order, src, dst, count, per_column):
     keep = np.empty(order.shape[0], np.int64)
     n = 0
     for e in order:
@@ -207,13 +206,20 @@ def _greedy_keep(order, src, dst, n_columns, per_column):
     return keep[:n]
 
 
-def keep_best(scored: dict[str, np.ndarray], n_columns: int, threshold: float, per_column: int) -> np.ndarray:
-    """Indices of scored pairs above ``threshold`` and among each endpoint's ``per_column`` best."""
+def keep_best(
+    scored: dict[str, np.ndarray], n_columns: int, threshold: float, per_column: int, held: np.ndarray | None = None
+) -> np.ndarray:
+    """Indices of scored pairs above ``threshold`` and among each endpoint's ``per_column`` best.
+
+    ``held``: join edges each column already has (carried over by an incremental build), so
+    that a re-indexed file does not give its partners more edges than a cold build would.
+    """
     ok = np.flatnonzero(scored["score"] >= threshold)
     if ok.size == 0:
         return ok.astype(np.int64)
     order = ok[np.argsort(-scored["score"][ok], kind="stable")].astype(np.int64)
-    return _greedy_keep(order, scored["src"].astype(np.int64), scored["dst"].astype(np.int64), n_columns, per_column)
+    count = np.zeros(n_columns, np.int64) if held is None else np.asarray(held, np.int64).copy()
+    return _greedy_keep(order, scored["src"].astype(np.int64), scored["dst"].astype(np.int64), count, per_column)
 
 
 def drop_pairs(pairs: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
@@ -235,10 +241,12 @@ def find_joins(
     lsh_pairs: np.ndarray,
     cfg: IndexConfig,
     exclude: np.ndarray | None = None,
+    held: np.ndarray | None = None,
 ):
     """All join edges touching a ``dirty`` column: ``(scored arrays, kept indices)``.
 
-    ``exclude``: column pairs that are not join candidates (aligned by a union edge).
+    ``exclude``: column pairs that are not join candidates (aligned by a union edge);
+    ``held``: carried-over join edges per column (see :func:`keep_best`).
     """
     pairs = np.concatenate(
         [
@@ -252,4 +260,4 @@ def find_joins(
     if len(pairs) == 0:
         return None, np.empty(0, np.int64)
     scored = score_pairs(cols, sigs, emb, pairs, table_emb, min_score=cfg.join_threshold)
-    return scored, keep_best(scored, len(cols), cfg.join_threshold, cfg.join_max_per_column)
+    return scored, keep_best(scored, len(cols), cfg.join_threshold, cfg.join_max_per_column, held)

@@ -46,10 +46,10 @@ def test_chunked_scoring_equals_one_shot_and_filters_by_threshold(lake_arrays):
         np.testing.assert_array_equal(kept[k], full[k][ok])
 
 
-def _greedy_reference(scored, n_columns, threshold, per_column):
+def _greedy_reference(scored, n_columns, threshold, per_column, held=None):
     ok = np.flatnonzero(scored["score"] >= threshold)
     order = ok[np.argsort(-scored["score"][ok], kind="stable")]
-    count = np.zeros(n_columns, np.int64)
+    count = np.zeros(n_columns, np.int64) if held is None else held.copy()
     keep = []
     for e in order:
         s, d = scored["src"][e], scored["dst"][e]
@@ -108,3 +108,19 @@ def test_union_aligned_columns_are_not_join_candidates(lake_arrays):
     for i, j in aligned:
         key = frozenset(((idx.columns["path"][i], idx.columns["name"][i]), (idx.columns["path"][j], idx.columns["name"][j])))
         assert key not in join_pairs
+
+
+def test_keep_best_counts_edges_a_column_already_holds():
+    rng = np.random.default_rng(7)
+    n, m = 40, 1500
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    scored = {"src": a, "dst": b, "score": rng.random(m).astype(np.float32)}
+    held = rng.integers(0, 6, n)
+    got = joins.keep_best(scored, n, 0.3, 5, held)
+    np.testing.assert_array_equal(got, _greedy_reference(scored, n, 0.3, 5, held))
+    assert len(got) < len(joins.keep_best(scored, n, 0.3, 5))
+    # a column already holding its quota gains edges only through partners with room
+    full = np.flatnonzero(held >= 5)
+    for e in got:
+        if a[e] in full and b[e] in full:
+            raise AssertionError("an edge between two full columns was kept")
