@@ -54,6 +54,7 @@ COMPARE = [("more than", ">"), ("greater than", ">"), ("larger than", ">"), ("hi
            ("smaller than", "<"), ("above", ">"), ("over", ">"), ("below", "<"), ("under", "<"), ("before", "<"),
            ("after", ">"), ("between", "between"), ("not", "!="), ("without", "none")]
 _NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice"}
+_COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
 _ENTITY_CUES = {"each", "every", "of", "which", "many", "per", "all", "whose", "by"}
 
 _QUOTED = re.compile(r"""(?:'([^']+)'|"([^"]+)"|“([^”]+)”)""")
@@ -71,15 +72,23 @@ class _Span:
     columns: list[tuple[int, float]] = field(default_factory=list)
     entity: float = 0.0
     tables: list[int] = field(default_factory=list)
+    head: str = ""
+    role: str = ""  # entity | attribute, once decided
+    table_cos: np.ndarray | None = None
+    spec: float | None = None  # specificity, see OfflineExtractor._specificity
 
 
 class OfflineExtractor:
     """``OfflineExtractor(index).extract(question) -> IntentGraph`` (see module docstring)."""
 
-    def __init__(self, index, lexicon: Lexicon | None = None, top_k: int = 8):
+    def __init__(self, index, lexicon: Lexicon | None = None, top_k: int = 8, min_attr_score: float = 0.55,
+                 max_bridge_hops: int = 1, min_join: float = 0.3):
         self.index = index
         self.lex = lexicon or Lexicon(index)
-        self.top_k = top_k
+        self.top_k = top_k  # candidate columns kept per mention (× 4)
+        self.min_attr_score = min_attr_score  # an attribute mention needs a header at least this similar
+        self.max_bridge_hops = max_bridge_hops  # unnamed tables allowed between two named entities
+        self.min_join = min_join  # weakest lake join link a join or bridge may use
         self.values = index.values
 
     # ------------------------------------------------------------------ public
@@ -158,7 +167,10 @@ class OfflineExtractor:
             else:
                 i += 1
         for v in out:
-            v.columns = [(int(c), 1.0) for c in self.values.get(v.text.lower().strip(), [])[: self.top_k * 4]]
+            hits = self.values.get(v.text.lower().strip(), [])
+            # a number held by hundreds of columns says nothing about which one it constrains
+            if len(hits) <= (4 if _NUMBER.fullmatch(v.text) else self.top_k * 4):
+                v.columns = [(int(c), 1.0) for c in hits]
         return sorted(out, key=lambda s: s.start)
 
     # ------------------------------------------------------------------ mentions
@@ -197,141 +209,371 @@ class OfflineExtractor:
                 return False
         return bool(cols)
 
+    # ------------------------------------------------------------------ lake matching
+
     def _match(self, spans: list[_Span]) -> None:
+        """Columns (lexical ∪ header cosine) and tables (cosine with the table text) of each mention."""
         if not spans:
             return
-        emb = self.index.embedder.encode([s.text.lower() for s in spans])
-        fi = self.index.faiss("columns_header")
-        sims, ids = fi.search(np.ascontiguousarray(emb, np.float32), min(self.top_k * 4, self.index.n_columns))
-        for s, srow, irow in zip(spans, sims, ids):
+        idx = self.index
+        emb = np.ascontiguousarray(idx.embedder.encode([s.text.lower() for s in spans]), np.float32)
+        sims, ids = idx.faiss("columns_header").search(emb, min(self.top_k * 4, idx.n_columns))
+        tcos = _rescale(emb @ idx.emb_table.T)
+        for k, (s, srow, irow) in enumerate(zip(spans, sims, ids)):
             toks = tokens(s.text)
             scores = self.lex.lexical_scores(toks)
             for c, cos in zip(irow, srow):
                 if c >= 0:
-                    scores[int(c)] = max(scores.get(int(c), 0.0), float(np.clip((cos - 0.3) / 0.5, 0.0, 1.0)))
+                    scores[int(c)] = max(scores.get(int(c), 0.0), float(_rescale(cos)))
             s.columns = top(scores, self.top_k * 4)
-            head = toks[-1] if toks else ""
-            s.entity = self.lex.entity_score(head) if head else 0.0
-            s.tables = list(self.lex.entity_tables.get(head, []))[:50]
+            s.table_cos = tcos[k]
+            s.head = toks[-1] if toks else ""
+            compound = "_".join(toks)
+            s.entity = max(self.lex.entity_score(s.head) if s.head else 0.0, self.lex.entity_score(compound) if len(toks) > 1 else 0.0)
+            s.tables = list(self.lex.entity_tables.get(compound, [])) + list(self.lex.entity_tables.get(s.head, []))
+
+    def _number_of(self, mentions: list[_Span], lower: list[str]) -> None:
+        """'number of employees' is a column (``Num_Employees``) when the lake has one, else a count."""
+        for m in mentions:
+            if m.start < 2 or lower[m.start - 1] != "of" or lower[m.start - 2] not in ("number", "count", "total"):
+                continue
+            want = set(tokens(m.text))
+            hits = [c for t in want for c in self.lex.token_cols.get(t, ()) if want <= set(self.lex.col_tokens[c])
+                    and set(self.lex.col_tokens[c]) & _COUNT_WORDS]
+            if hits:
+                m.columns = [(c, 1.0) for c in sorted(set(hits))[: self.top_k]] + [cs for cs in m.columns if cs[0] not in hits]
+                m.role = "attribute"
+
+    @staticmethod
+    def _table_best(span: _Span, col_table) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for c, s in span.columns:
+            t = int(col_table[c])
+            if s > out.get(t, 0.0):
+                out[t] = s
+        return out
+
+    def _specificity(self, span: _Span) -> float:
+        """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0."""
+        if span.spec is None:
+            t_all = max(2, self.index.n_tables)
+            k = len({int(self.index.col_table[c]) for c, s in span.columns if s >= 0.9})
+            if span.kind == "value":
+                k = len({int(self.index.col_table[c]) for c, _ in span.columns})
+            span.spec = float(np.clip(np.log(t_all / max(k, 1)) / np.log(t_all), 0.0, 1.0))
+            if span.kind != "value" and len(span.columns) >= self.top_k * 4 and span.columns[-1][1] >= 0.9:
+                span.spec = 0.0  # more strong matches than we keep: a word every schema has
+        return span.spec
+
+    # ------------------------------------------------------------------ roles
+
+    def _roles(self, mentions: list[_Span], lower: list[str]) -> None:
+        n = len(lower)
+        starts = {m.start for m in mentions}
+        for m in mentions:
+            if m.role:
+                continue
+            best = m.columns[0][1] if m.columns else 0.0
+            nxt = m.end
+            of_follows = nxt < n and lower[nxt] in ("of", "for") and any(s > nxt for s in starts)
+            possessive = lower[m.end - 1].endswith("'s")
+            is_column = best >= 0.95 and (len(tokens(m.text)) >= 2 or m.entity < 0.5)
+            cue = m.start > 0 and lower[m.start - 1] in _ENTITY_CUES
+            if m.text.lower() in _ATTR_WORDS:
+                m.role = "attribute"
+            elif possessive and m.entity > 0:
+                m.role = "entity"
+            elif of_follows and best >= 0.6:
+                m.role = "attribute"  # 'the X of the Y': X describes Y
+            elif (m.entity >= 0.5 and not is_column) or (cue and m.entity > 0):
+                m.role = "entity"
+            else:
+                m.role = "attribute"
+
+    # ------------------------------------------------------------------ entities → tables
+
+    def _rank_tables(self, e: _Span, context: list[_Span]) -> list[tuple[int, float]]:
+        """Candidate tables of an entity mention, best first.
+
+        score = naming (the word prefixes the table's key, ``Festival_ID``) ∨ 0.8 × its best
+        column ∨ 0.9 × cosine with the table text, plus 0.1 × Σ (at most 0.3) over the question's other
+        mentions and values of their best column in that table: a question's attributes
+        and values say which of several same-named tables it is about.
+        """
+        idx, lex = self.index, self.lex
+        toks = tokens(e.text)
+        cand: dict[int, float] = {}
+        for w in {e.head, "_".join(toks)}:
+            for t in lex.entity_tables.get(w, ()):
+                cand[t] = max(cand.get(t, 0.0), lex.entity_strength(t, w))
+        for c, s in e.columns[:16]:
+            t = int(idx.col_table[c])
+            cand[t] = max(cand.get(t, 0.0), 0.6 * s)
+        if e.table_cos is not None:
+            k = min(10, len(e.table_cos) - 1)
+            for t in np.argpartition(-e.table_cos, k)[: k + 1]:
+                cand[int(t)] = max(cand.get(int(t), 0.0), 0.9 * float(e.table_cos[t]))
+        ctx = [(self._table_best(s, idx.col_table), self._specificity(s)) for s in context if s is not e]
+        scored = {t: base + min(0.3, 0.15 * sum(w * b.get(t, 0.0) for b, w in ctx)) for t, base in cand.items() if base > 0}
+        return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
+
+    def _choose(self, ranked: list[list[tuple[int, float]]]) -> dict[int, int]:
+        """One table per entity: the most certain entity first, each next one maximising
+        score − 0.15 × lake hops (≤ 2, else 3) to the tables already chosen.
+
+        Tables of one database sit a hop or two apart in the lake graph; two same-named
+        tables of different databases do not. (An exhaustive joint choice over the top 4
+        candidates measured worse on joins in bench/intent_bench.py.)
+        """
+        graph = self.index.graph
+        ks = [k for k in range(len(ranked)) if ranked[k]]
+        if len(ks) <= 1:
+            return {k: ranked[k][0][0] for k in ks}
+        cands = {k: ranked[k][:4] for k in ks}
+        near = {t: graph.closure([t], hops=2) for k in ks for t, _ in cands[k]}
+
+        def hops(t, others):
+            return min((near[t].get(u, 3) for u in others), default=0)
+
+        chosen: dict[int, int] = {}
+        for k in sorted(ks, key=lambda k: (-ranked[k][0][1], k)):
+            chosen[k] = max(cands[k], key=lambda ts: ts[1] - (0.15 * hops(ts[0], list(chosen.values())) if chosen else 0.0))[0]
+        return chosen
 
     # ------------------------------------------------------------------ graph
 
     def _assemble(self, question, words, lower, mentions, values) -> IntentGraph:
-        def cue_before(span: _Span) -> bool:
-            return span.start > 0 and lower[span.start - 1] in _ENTITY_CUES
-
-        def is_column_name(span: _Span) -> bool:
-            return bool(span.columns) and span.columns[0][1] >= 0.95 and len(tokens(span.text)) >= 2
-
-        entities: list[_Span] = []
-        attrs: list[_Span] = []
-        for m in mentions:
-            if m.text.lower() in _ATTR_WORDS:
-                attrs.append(m)
-            elif m.entity >= 0.5 and not is_column_name(m) or (cue_before(m) and m.entity > 0):
-                entities.append(m)
+        idx, lex, graph = self.index, self.lex, self.index.graph
+        self._number_of(mentions, lower)
+        self._roles(mentions, lower)
+        ent_spans = [m for m in mentions if m.role == "entity"]
+        attr_spans = [m for m in mentions if m.role == "attribute"]
+        # one tree per entity lemma ('head' … 'heads' is one need)
+        heads: dict[str, _Span] = {}
+        merged: dict[int, list[_Span]] = {}
+        for m in ent_spans:
+            key = " ".join(tokens(m.text))
+            if key in heads:
+                merged[id(heads[key])].append(m)
             else:
-                attrs.append(m)
-        tree_tables: list[set[int]] = []
-        trees: list[IntentTree] = []
-        for k, e in enumerate(entities):
-            tables = set(e.tables) | {int(self.index.col_table[c]) for c, s in e.columns[:4] if s >= 0.6}
-            tree_tables.append(tables)
-            trees.append(IntentTree(f"t{k + 1}", e.text, [], {"words": e.text, "span": [e.start, e.end], "tables": [self.index.paths[t] for t in sorted(tables)][:10]}))
+                heads[key] = m
+                merged[id(m)] = [m]
+        ent_spans = list(heads.values())
+        context = attr_spans + [v for v in values if v.columns]
+        ranked = [self._rank_tables(e, context + ent_spans) for e in ent_spans]
 
-        def new_tree_for(span: _Span) -> int:
-            c = span.columns[0][0] if span.columns else None
-            t = int(self.index.col_table[c]) if c is not None else None
-            name = span.text
-            if t is not None and self.lex.table_entity_words[t]:
-                name = self.lex.table_entity_words[t].most_common(1)[0][0]
-            tree_tables.append({t} if t is not None else set())
-            trees.append(IntentTree(f"t{len(trees) + 1}", name, [], {"words": span.text, "implied": True, "tables": [self.index.paths[t]] if t is not None else []}))
-            entities.append(span)
+        chosen = self._choose(ranked)
+        # two mentions resolving to one table (or its shards) are one tree
+        keep, seen_cluster = [], {}
+        for k in range(len(ent_spans)):
+            if k in chosen:
+                cl = int(graph.shard_of[chosen[k]])
+                if cl in seen_cluster:
+                    merged[id(ent_spans[seen_cluster[cl]])].extend(merged[id(ent_spans[k])])
+                    continue
+                seen_cluster[cl] = k
+            keep.append(k)
+
+        trees: list[IntentTree] = []
+        tree_table: list[int | None] = []
+        tree_tables: list[list[int]] = []
+        tree_start: list[int] = []
+
+        def table_list(k: int) -> list[int]:
+            head = [chosen[k]] if k in chosen else []
+            rest = [t for t, _ in ranked[k] if t not in head]
+            return head + rest
+
+        for k in keep:
+            e = ent_spans[k]
+            tabs = table_list(k)
+            scores = dict(ranked[k])
+            trees.append(IntentTree(f"t{len(trees) + 1}", e.text, [], {
+                "words": [m.text for m in merged[id(e)]], "span": [e.start, e.end],
+                "tables": [idx.paths[t] for t in tabs[:10]],
+                "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]]}))
+            tree_table.append(chosen.get(k))
+            tree_tables.append(tabs[:3])
+            tree_start.append(e.start)
+
+        def implied_tree(t: int, words_: str, why: str) -> int:
+            trees.append(IntentTree(f"t{len(trees) + 1}", self._table_name(t, [x.entity for x in trees]), [], {
+                "words": [words_] if words_ else [], "implied": why, "tables": [idx.paths[u] for u in graph.shards(t)][:10]}))
+            tree_table.append(t)
+            tree_tables.append([t])
+            tree_start.append(10**6)
             return len(trees) - 1
 
-        def home(span: _Span) -> int:
-            best, best_s = None, 0.0
-            for k, tabs in enumerate(tree_tables):
-                s = max((sc for c, sc in span.columns if int(self.index.col_table[c]) in tabs), default=0.0)
-                if s > best_s:
-                    best, best_s = k, s
-            if best is not None and best_s >= 0.5:
-                return best
-            before = [k for k, e in enumerate(entities) if e.start <= span.start]
-            if before:
-                return before[-1]
-            if entities:
-                return 0
-            return new_tree_for(span)
+        def in_tree(k: int, c: int) -> bool:
+            t = int(idx.col_table[c])
+            return any(graph.shard_of[t] == graph.shard_of[u] for u in tree_tables[k])
 
         n_attr = 0
 
-        def add_attr(tree: int, name: str, span: _Span | None, values=(), evidence=None) -> Attribute:
+        def add_attr(k: int, name: str, cols, words_, values=(), extra=None) -> Attribute:
             nonlocal n_attr
             n_attr += 1
-            ev = dict(evidence or {})
-            if span is not None:
-                ev.setdefault("words", span.text)
-                ev.setdefault("columns", [[self.index.columns["path"][c], self.index.columns["name"][c], round(s, 3)] for c, s in span.columns[:5]])
-                agg = self._aggregate(lower, span.start)
-                if agg:
-                    ev["aggregate"] = agg
+            ev = {"words": words_, "columns": [[idx.columns["path"][c], idx.columns["name"][c], round(float(s), 3)] for c, s in cols[:5]]}
+            ev.update(extra or {})
             a = Attribute(f"a{n_attr}", name, list(values), ev)
-            trees[tree].attributes.append(a)
+            trees[k].attributes.append(a)
             return a
 
-        attr_of_span: dict[int, Attribute] = {}
-        for m in attrs:
-            if m.text.lower() in _ATTR_WORDS and not m.columns:
+        def home(span: _Span) -> tuple[int | None, float]:
+            best, best_s = None, 0.0
+            for k in range(len(trees)):
+                s = max((sc for c, sc in span.columns if in_tree(k, c)), default=0.0)
+                if s > best_s + 1e-9:
+                    best, best_s = k, s
+            return best, best_s
+
+        def nearest_tree(span: _Span) -> int | None:
+            if not trees:
+                return None
+            n = len(lower)
+            # 'the X of (the) Y': X belongs to Y
+            j = span.end
+            if j < n and lower[j] in ("of", "for"):
+                after = [k for k in range(len(trees)) if tree_start[k] > j]
+                if after:
+                    return min(after, key=lambda k: tree_start[k])
+            before = [k for k in range(len(trees)) if tree_start[k] <= span.start]
+            return max(before, key=lambda k: tree_start[k]) if before else min(range(len(trees)), key=lambda k: tree_start[k])
+
+        def ranked_cols(k: int | None, span: _Span) -> list[tuple[int, float]]:
+            # columns of the tree's tables first: 'name' of this entity, not any 'name'
+            if k is None:
+                return span.columns
+            return sorted(span.columns, key=lambda cs: (-(cs[1] * (1.0 if in_tree(k, cs[0]) else 0.7)), cs[0]))
+
+        attr_of: dict[int, Attribute] = {}
+        for m in attr_spans:
+            k, s = home(m)
+            if k is None or s < 0.5:
+                if (m.columns[0][1] if m.columns else 0.0) < self.min_attr_score:
+                    continue  # no header in the lake says this: a verb or filler, not a data need
+                k2 = nearest_tree(m)
+                if k2 is None and m.columns and self._specificity(m) > 0.3:
+                    t = int(idx.col_table[m.columns[0][0]])
+                    k2 = implied_tree(t, m.text, "attribute without a named entity")
+                k = k2
+            if k is None:
                 continue
-            k = home(m)
-            attr_of_span[id(m)] = add_attr(k, m.text, m)
+            extra = {}
+            agg = self._aggregate(lower, m.start)
+            if agg:
+                extra["aggregate"] = agg
+            attr_of[id(m)] = add_attr(k, m.text, ranked_cols(k, m), m.text, extra=extra)
+
         for v in values:
             compare = self._compare(lower, v.start)
             target = None
             if v.columns:
-                # the attribute mention whose candidate columns hold this value
                 held = {c for c, _ in v.columns}
-                for m in attrs:
-                    if id(m) in attr_of_span and any(c in held for c, _ in m.columns[:8]):
-                        target = attr_of_span[id(m)]
+                for m in attr_spans:
+                    if id(m) in attr_of and any(c in held for c, _ in m.columns[:8]):
+                        target = attr_of[id(m)]
                         break
                 if target is None:
-                    c = v.columns[0][0]
-                    span = _Span(v.start, v.end, self.index.columns["words"][c], columns=v.columns[:8])
-                    k = home(span) if trees else new_tree_for(span)
-                    target = add_attr(k, self.index.columns["words"][c], None, evidence={"words": v.text, "columns": [[self.index.columns["path"][c], self.index.columns["name"][c], 1.0]], "from_value": True})
+                    span = _Span(v.start, v.end, v.text, columns=v.columns)
+                    k, _ = home(span)
+                    if k is None and trees and len({int(idx.col_table[c]) for c in held}) > 2:
+                        k = nearest_tree(span)  # a common value: no reason to bring in a table for it
+                    if k is None:
+                        k = implied_tree(int(idx.col_table[v.columns[0][0]]), v.text, "value held by an unnamed table")
+                    cols = ranked_cols(k, span)
+                    c = cols[0][0]
+                    target = add_attr(k, idx.columns["words"][c], cols, v.text, extra={"from_value": True})
             else:
-                near = [m for m in attrs if id(m) in attr_of_span]
+                near = [m for m in attr_spans if id(m) in attr_of]
                 if near:
                     near.sort(key=lambda m: (abs(m.start - v.start), m.start > v.start))
-                    target = attr_of_span[id(near[0])]
+                    target = attr_of[id(near[0])]
             if target is None:
                 if not trees:
-                    tree_tables.append(set())
-                    trees.append(IntentTree("t1", "record", [], {"implied": True}))
-                    entities.append(v)
-                target = add_attr(len(trees) - 1, "value", None, evidence={"words": v.text})
+                    trees.append(IntentTree("t1", "record", [], {"implied": "a value without any entity"}))
+                    tree_table.append(None)
+                    tree_tables.append([])
+                    tree_start.append(0)
+                target = add_attr(len(trees) - 1, "value", [], v.text)
             target.values.append(v.text)
             if compare:
                 target.evidence.setdefault("compare", {})[v.text] = compare
         if not trees:
-            return IntentGraph([IntentTree("t1", question.strip()[:60] or "record", [], {"implied": True})], [])
+            return IntentGraph([IntentTree("t1", question.strip()[:60] or "record", [], {"implied": "nothing in the question matched the lake"})], [])
+        joins = self._joins(trees, tree_table, tree_start, add_attr, implied_tree)
         for k, t in enumerate(trees):
             if not t.attributes:
-                add_attr(k, "id", None, evidence={"implied": True, "role": "key"})
-        joins = self._joins(trees, tree_tables, entities)
+                add_attr(k, "id", [], "", extra={"implied": True, "role": "key"})
         return IntentGraph(trees, joins)
 
-    def _joins(self, trees, tree_tables, entities) -> list[Join]:
-        order = sorted(range(len(trees)), key=lambda k: entities[k].start if k < len(entities) else 0)
-        joins = []
-        for x, y in zip(order, order[1:]):
-            a, b = trees[x], trees[y]
-            ka = next((at for at in a.attributes if at.name == "id"), None) or a.attributes[0]
-            kb = next((at for at in b.attributes if at.name == "id"), None) or b.attributes[0]
-            joins.append(Join(a.tree_id, ka.attribute_id, b.tree_id, kb.attribute_id, {"words": f"{a.entity} … {b.entity}", "reason": "question order"}))
+    def _table_name(self, t: int, taken=()) -> str:
+        """A name for a table nobody named: its own entity word, else its first headers' words."""
+        ew = self.lex.table_entity_words[t]
+        taken = {" ".join(tokens(x)) for x in taken}
+        if ew:
+            word = ew.most_common(1)[0][0].replace("_", " ")
+            if word not in taken:
+                return word
+        words = [self.index.columns["words"][c] for c in self.index.table_columns[t][:4]]
+        return " ".join(words) or self.index.paths[t]
+
+    def _joins(self, trees, tree_table, tree_start, add_attr, implied_tree) -> list[Join]:
+        """Cross-tree joins: a spanning tree of the named entities over cheapest lake join paths;
+        a table on such a path that no tree names becomes a bridge tree (Appendix A, rule 3)."""
+        idx, graph = self.index, self.index.graph
+        named = [k for k in range(len(trees)) if tree_table[k] is not None]
+        if len(named) < 2:
+            return []
+        paths = {k: graph.best_paths([tree_table[k]], max_hops=self.max_bridge_hops + 1, min_join=self.min_join) for k in named}
+        # Prim over path costs, question order breaking ties; unreachable pairs cost +inf
+        inside, edges = [min(named, key=lambda k: tree_start[k])], []
+        while len(inside) < len(named):
+            best = None
+            for a in inside:
+                for b in named:
+                    if b in inside:
+                        continue
+                    hit = paths[a].get(tree_table[b])
+                    cost = hit[0] if hit else float("inf")
+                    key = (cost, abs(tree_start[a] - tree_start[b]), tree_start[b])
+                    if best is None or key < best[0]:
+                        best = (key, a, b, hit[1] if hit else None)
+            _, a, b, path = best
+            inside.append(b)
+            edges.append((a, b, path))
+        owner = {tree_table[k]: k for k in named}
+        joins: list[Join] = []
+        key_attr: dict[tuple[int, str], Attribute] = {}
+
+        def key_of(k: int, t: int, column: str) -> Attribute:
+            if (k, column) not in key_attr:
+                c = idx.col_index.get((idx.paths[t], column))
+                words_ = idx.columns["words"][c] if c is not None else column
+                existing = next((a for a in trees[k].attributes if a.evidence.get("columns") and a.evidence["columns"][0][:2] == [idx.paths[t], column]), None)
+                key_attr[(k, column)] = existing or add_attr(k, words_, [(c, 1.0)] if c is not None else [], "", extra={"implied": True, "role": "key"})
+            return key_attr[(k, column)]
+
+        for a, b, path in edges:
+            if path is None:
+                ka = trees[a].attributes[0] if trees[a].attributes else add_attr(a, "id", [], "", extra={"implied": True, "role": "key"})
+                kb = trees[b].attributes[0] if trees[b].attributes else add_attr(b, "id", [], "", extra={"implied": True, "role": "key"})
+                joins.append(Join(trees[a].tree_id, ka.attribute_id, trees[b].tree_id, kb.attribute_id,
+                                  {"words": f"{trees[a].entity} … {trees[b].entity}", "reason": "the question relates them; no join path in the lake"}))
+                continue
+            hops = [a] + [owner.get(t) for t in path[1:-1]] + [b]
+            for i, t in enumerate(path[1:-1], start=1):
+                if hops[i] is None:
+                    hops[i] = implied_tree(t, "", f"bridge between {trees[a].entity!r} and {trees[b].entity!r}")
+                    owner[t] = hops[i]
+            for (x, tx), (y, ty) in zip(zip(hops, path), zip(hops[1:], path[1:])):
+                link = graph.join[tx][ty][0]
+                cx, cy = (link.src_column, link.dst_column) if link.src_table == tx else (link.dst_column, link.src_column)
+                ax, ay = key_of(x, tx, cx), key_of(y, ty, cy)
+                joins.append(Join(trees[x].tree_id, ax.attribute_id, trees[y].tree_id, ay.attribute_id, {
+                    "words": f"{trees[x].entity} … {trees[y].entity}",
+                    "lake": [idx.paths[tx], cx, idx.paths[ty], cy, round(link.score, 3)],
+                    "reason": "bridge" if len(path) > 2 else "join link"}))
         return joins
 
     @staticmethod
@@ -351,3 +593,8 @@ class OfflineExtractor:
             if window.endswith(phrase) or f" {phrase} " in f" {window} ":
                 return op
         return None
+
+
+def _rescale(cos):
+    """MiniLM puts unrelated short texts at cosine 0.1–0.3: map [0.3, 0.8] → [0, 1]."""
+    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
