@@ -25,7 +25,8 @@ def group_of(q: dict) -> tuple[str, str]:
     return ng, ("union" if u else "no-union") if u is not None else "?"
 
 
-def analyse(results: dict, questions: list[dict], budget: int, against: str = "raylake", examples: int = 3) -> str:
+def analyse(results: dict, questions: list[dict], budget: int, against: str = "raylake", examples: int = 3,
+            headers: dict[str, str] | None = None) -> str:
     b = str(budget)
     methods = [m for m in results["predictions"] if b in results["predictions"][m]]
     qmap = {str(q["id"]): q for q in questions}
@@ -80,6 +81,11 @@ def analyse(results: dict, questions: list[dict], budget: int, against: str = "r
             lines.append(f"- [{g[0]} gold, {g[1]}] {qid}: {q['question']}")
             lines.append(f"  gold {sorted(q['gold_tables'])}; {against} {results['predictions'][against][b][qid]}; "
                          f"{w} {results['predictions'][w][b][qid]}")
+            if headers:
+                mine = results["predictions"][against][b][qid]
+                for t in sorted(set(q["gold_tables"]) | set(mine)):
+                    tag = "gold+found" if t in mine and t in q["gold_tables"] else "MISSED" if t not in mine else "extra"
+                    lines.append(f"    {tag:10s} {t}: {headers.get(t, '?')}")
     return "\n".join(lines) + "\n"
 
 
@@ -91,6 +97,7 @@ def main(argv=None) -> int:
     p.add_argument("--against", default="raylake")
     p.add_argument("--examples", type=int, default=3)
     p.add_argument("--out", default=None)
+    p.add_argument("--index-dir", default=None, help="print the headers of the tables in each example")
     args = p.parse_args(argv)
     try:
         with open(args.results, encoding="utf-8") as fh:
@@ -100,7 +107,13 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = analyse(res, qs, args.budget, args.against, args.examples)
+    headers = None
+    if args.index_dir:
+        from raylake.index.reader import LakeIndex
+
+        ix = LakeIndex.load(args.index_dir)
+        headers = {p: ", ".join(ix.columns["name"][c] for c in ix.table_columns[t]) for t, p in enumerate(ix.paths)}
+    text = analyse(res, qs, args.budget, args.against, args.examples, headers)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(text)
