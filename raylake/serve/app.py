@@ -19,12 +19,14 @@ How a replica works:
   the old engine keeps answering, then swaps the reference. Batches already running finish
   on the engine they started with. A build that fails to load is counted and skipped; the
   old one stays.
-- **Batching.** ``/ask`` requests meet in ``@serve.batch``; :func:`run_batch` answers a
-  batch on one compute thread in three phases: intent graphs once per distinct question,
-  **one** embedding call for every intent atom of the batch (the support matrices of all
-  questions then read cached vectors), then anchor look-ups and beam search per question.
-  Requests whose deadline passed while queued are dropped unanswered (503), so an overload
-  does not turn into a backlog of answers nobody waits for.
+- **Batching.** ``/ask`` requests meet in ``@serve.batch``, which runs the work that is
+  shared across questions once per batch (:func:`prepare_batch`): an intent graph per
+  distinct question and **one** embedding call for every intent atom of the batch (the
+  support matrices of all questions then read cached vectors). Anchor look-ups and beam
+  search then run per request on the same compute thread (:func:`answer_one`), and each
+  request is answered as soon as its own search ends: a fast question does not wait for
+  the slow ones of its batch. Requests whose deadline passed while queued are dropped
+  unanswered (503), so an overload does not turn into a backlog nobody waits for.
 - **Never a crash for bad input.** Every route parses by hand (:mod:`.schema`) and maps
   :class:`RaylakeError` to a 4xx with its message; compute runs off the event loop, so
   ``/health`` and ``/metrics`` answer while a batch searches.
@@ -139,22 +141,30 @@ def supports_fusion() -> bool:
     return "out" in inspect.signature(Engine.ask).parameters
 
 
-def run_batch(engine, items: list[Item]) -> list[Outcome]:
-    """Answer a batch of ``/ask`` requests; never raises (one bad item fails alone)."""
-    now = time.monotonic()
-    out: list[Outcome | None] = [None] * len(items)
-    live = []
-    for i, it in enumerate(items):
-        if it.deadline <= now:
-            out[i] = Outcome(503, error_body(503, "not answered within the request time limit (waited in the queue); retry later"))
-        else:
-            live.append(i)
+@dataclass
+class Prepared:
+    """A request whose batch-shared work is done: its intent graph, ready for search."""
+
+    item: Item
+    intent: tuple  # (IntentGraph, source, intent_ms)
+    started: float  # when its batch began (the end of its queueing)
+
+
+def _expired(item: Item) -> Outcome | None:
+    if item.deadline <= time.monotonic():
+        return Outcome(503, error_body(503, "not answered within the request time limit (waited in the queue); retry later"))
+    return None
+
+
+def prepare_batch(engine, items: list[Item]) -> list[Prepared | Outcome]:
+    """The shared part of a batch; never raises (one bad question fails alone)."""
     started = time.perf_counter()
+    out: list[Prepared | Outcome | None] = [_expired(it) for it in items]
     # Phase 1: one intent graph per distinct question.
     intents: dict[str, tuple | Exception] = {}
-    for i in live:
-        q = items[i].req.question
-        if q in intents:
+    for it, o in zip(items, out):
+        q = it.req.question
+        if o is not None or q in intents:
             continue
         t = time.perf_counter()
         try:
@@ -167,18 +177,31 @@ def run_batch(engine, items: list[Item]) -> list[Outcome]:
     if texts:
         try:
             engine.index.embedder.encode(texts)
-        except Exception:  # only a cache warm-up: each question will encode again on its own
+        except Exception:  # only a cache warm-up: each question encodes again on its own
             logger.exception("batched atom embedding failed")
-    engine.memo = {q: (v[0], v[1]) for q, v in intents.items() if isinstance(v, tuple)}
-    try:
-        for i in live:
-            it = items[i]
+    for i, it in enumerate(items):
+        if out[i] is None:
             hit = intents[it.req.question]
-            queue_ms = (started - it.enqueued) * 1e3
-            out[i] = _answer(engine, it.req, hit, queue_ms) if isinstance(hit, tuple) else _failure(hit)
-    finally:
-        engine.memo = {}
+            out[i] = Prepared(it, hit, started) if isinstance(hit, tuple) else _failure(hit)
     return out
+
+
+def answer_one(engine, prep: Prepared) -> Outcome:
+    """Search and explain one prepared request (on the compute thread)."""
+    expired = _expired(prep.item)
+    if expired:
+        return expired
+    q = prep.item.req.question
+    engine.memo[q] = prep.intent[:2]  # Engine.ask reuses the batch's intent graph
+    try:
+        return _answer(engine, prep.item.req, prep.intent, (prep.started - prep.item.enqueued) * 1e3)
+    finally:
+        engine.memo.pop(q, None)
+
+
+def run_batch(engine, items: list[Item]) -> list[Outcome]:
+    """A whole batch in one call (what a replica does, minus the per-request replies)."""
+    return [p if isinstance(p, Outcome) else answer_one(engine, p) for p in prepare_batch(engine, items)]
 
 
 def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
@@ -269,8 +292,8 @@ class SearchService:
         self.failed_build: str | None = None
         self.loaded_at: float | None = None
         self.load_error: str | None = None
-        self._ask_batch.set_max_batch_size(self.cfg.max_batch_size)
-        self._ask_batch.set_batch_wait_timeout_s(self.cfg.batch_wait_s)
+        self._prepare_batch.set_max_batch_size(self.cfg.max_batch_size)
+        self._prepare_batch.set_batch_wait_timeout_s(self.cfg.batch_wait_s)
         await self._maybe_reload()
         self._tasks = [asyncio.create_task(self._watch()), asyncio.create_task(self._push_metrics())]
 
@@ -364,13 +387,22 @@ class SearchService:
     # ------------------------------------------------------------------ batching
 
     @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.02)
-    async def _ask_batch(self, items: list[Item]) -> list[Outcome]:
+    async def _prepare_batch(self, items: list[Item]) -> list:
         engine = self.engine  # the batch finishes on this one even if a reload swaps it meanwhile
         self.metrics.batch.observe(len(items))
         if engine is None:
             return [Outcome(404, error_body(404, self.load_error or "no index loaded")) for _ in items]
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.compute, run_batch, engine, items)
+        preps = await asyncio.get_running_loop().run_in_executor(self.compute, prepare_batch, engine, items)
+        return [(engine, p) for p in preps]
+
+    async def _answer(self, item: Item) -> Outcome:
+        got = await self._prepare_batch(item)
+        if isinstance(got, Outcome):
+            return got
+        engine, prep = got
+        if isinstance(prep, Outcome):
+            return prep
+        return await self._compute(answer_one, engine, prep)
 
     async def _compute(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self.compute, fn, *args)
@@ -395,7 +427,7 @@ class SearchService:
         item = Item(req, time.monotonic() + cfg.request_timeout_s)
         self.metrics.queue_depth += 1
         try:
-            outcome = await asyncio.wait_for(self._ask_batch(item), cfg.request_timeout_s)
+            outcome = await asyncio.wait_for(self._answer(item), cfg.request_timeout_s)
         except asyncio.TimeoutError:
             raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
         finally:
