@@ -92,7 +92,12 @@ def _train_loop(config: dict) -> None:
     mcfg = ModelConfig(**config["model"])
     icfg = IQLConfig(**config["iql"])
     core = QVNet(mcfg)
-    model = ray.train.torch.prepare_model(core) if ctx.get_world_size() > 1 else core
+    # a batch without, say, union edges leaves that conv's weights without gradient: DDP must allow it
+    model = (ray.train.torch.prepare_model(core, parallel_strategy_kwargs={"find_unused_parameters": True})
+             if ctx.get_world_size() > 1 else core)
+    import ray.data
+
+    ray.data.DataContext.get_current().enable_progress_bars = False  # rank logs carry the progress
     learner = IQL(model, icfg, core=core)
     ckpt = ray.train.get_checkpoint()
     resume_path = ckpt.path if ckpt is not None else config.get("resume_from")
