@@ -41,6 +41,9 @@ def plot(results: dict, path: str) -> None:
         xs = [int(b) for b in Ls]
         axes[0].plot(xs, [results["methods"][name]["L"][b]["f1"] for b in Ls], marker="o", label=name)
         axes[1].plot(xs, [results["methods"][name]["L"][b]["sufficiency"] for b in Ls], marker="o", label=name)
+    ticks = sorted({int(b) for m in results["methods"].values() for b in m["L"]})
+    for ax in axes[:2]:
+        ax.set_xticks(ticks)
     axes[0].set(title="F1 vs budget L", xlabel="L", ylabel="F1")
     axes[1].set(title="Sufficiency vs budget L", xlabel="L", ylabel="Sufficiency")
     budgets = sorted({b for m in results["methods"].values() for b in m["L"]}, key=int)
