@@ -23,11 +23,16 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+QUESTION ?= What is the average points of players from the club with name 'AIB'?
+
+# Index (incrementally: a second run only re-checks the files), then answer one question.
+# Exit 1 from `index` means some files were skipped (named above); the rest is indexed.
 demo: $(STAMP)
-	$(VENV)/bin/raylake index $(LAKE) --index-dir $(INDEX)
+	$(VENV)/bin/raylake index $(LAKE) --index-dir $(INDEX) || test $$? -eq 1
+	$(VENV)/bin/raylake ask "$(QUESTION)" --index-dir $(INDEX) --out demo_answer.parquet
 
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf $(INDEX) .pytest_cache
+	rm -rf $(INDEX) .pytest_cache demo_answer.parquet

@@ -49,6 +49,8 @@ class IGMSConfig:
     cos0: float = 0.45  # cosine at which ψ = 1/2 (MiniLM cosines of unrelated texts sit near 0.1–0.3)
     sigma0_sq: float = 1e-2  # jitter σ₀² on the diagonal of C (C ≻ 0)
     hops: int = 3  # h: longest χ_r-compatible path for an edge atom
+    prior_scale: float = 1.0  # κ: θ_j ~ N(0, κ²·w_j); larger κ saturates U faster on repeated evidence (raylake.search.support)
+    attach_discount: float = 1.0  # γ: a table unit's row is scaled by ω^γ, ω the score of the edge attaching it
     type_gate: bool = True  # zero ψ when the atom's type and the evidence type disagree
     variant: str = "igms"  # igms | r1_linear | r2_no_redundancy | r3_no_coupling | r4_additive
     r1_w_rel: float = 1.0  # r1_linear: weight of relevance Σ_i max_j M[i, j] (raylake.reward.variants)
@@ -63,6 +65,7 @@ class SearchConfig:
     top_k: int = 8  # K: anchors per intent atom
     hops: int = 2  # h: admissibility radius from an atom's anchors
     min_gain: float = 0.05  # λ: a table must raise IGMS U by this much to be added (plans maximise U − λ·|Φ|)
+    screen: int = 4  # per prefix, only the screen·B actions with the best batched table-unit gain are evaluated exactly
     supported: float = 0.5  # an atom whose best support ψ in the plan reaches this is supported
     max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
 

@@ -140,11 +140,26 @@ class LakeGraph:
     def best_paths(self, sources, max_hops: int, min_join: float = 0.0) -> dict[int, tuple[float, list[int]]]:
         """Cheapest join path (cost Σ −log score) from any of ``sources`` to each table within ``max_hops``.
 
-        Returns table → (cost, path of tables from a source to it, both ends included).
+        Returns table → (cost, path of tables from a source to it, both ends included). Built
+        from per-source searches, which are cached: search asks this for every prefix, and
+        prefixes share most of their tables.
         """
         best: dict[int, tuple[float, list[int]]] = {}
-        heap = [(0.0, 0, int(s), [int(s)]) for s in sources]
-        heapq.heapify(heap)
+        for s in sources:
+            for t, (cost, path) in self.paths_from(int(s), max_hops, min_join).items():
+                if t not in best or cost < best[t][0]:
+                    best[t] = (cost, path)
+        return best
+
+    def paths_from(self, source: int, max_hops: int, min_join: float = 0.0) -> dict[int, tuple[float, list[int]]]:
+        """Dijkstra from one table over join links, at most ``max_hops`` links (cached)."""
+        key = (source, max_hops, min_join)
+        cache = self.__dict__.setdefault("_paths_cache", {})
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        best: dict[int, tuple[float, list[int]]] = {}
+        heap = [(0.0, 0, source, [source])]
         while heap:
             cost, hops, t, path = heapq.heappop(heap)
             if t in best:
@@ -153,9 +168,12 @@ class LakeGraph:
             if hops == max_hops:
                 continue
             for u, links in self.join[t].items():
-                s = links[0].score
-                if u not in best and s >= min_join:
-                    heapq.heappush(heap, (cost - math.log(max(s, 1e-6)), hops + 1, u, path + [u]))
+                sc = links[0].score
+                if u not in best and sc >= min_join:
+                    heapq.heappush(heap, (cost - math.log(max(sc, 1e-6)), hops + 1, u, path + [u]))
+        if len(cache) > 20_000:  # bounded: a long-lived server sees many sources
+            cache.clear()
+        cache[key] = best
         return best
 
     def degree(self, t: int) -> int:

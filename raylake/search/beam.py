@@ -16,9 +16,11 @@ composite action is scored by the IGMS gain of the whole path. Actions are score
 value network Q when one is given, otherwise by the exact IGMS marginal gain (incremental
 Cholesky state, :class:`raylake.reward.IGMSState`).
 
-Stopping: an action adding k tables is taken only if its gain is at least k·λ
+Stopping: an action adding k clusters is taken only if its gain is at least k·λ
 (``SearchConfig.min_gain``); a prefix with no such action is final. The best plan maximises
-U − λ·|Φ|, so it has at most L tables and is not padded to L.
+U − λ·(clusters in Φ), so it has at most L tables and is not padded to L. λ is charged per
+cluster, not per table: the shards of one source add completeness that a per-table charge
+would price out, since their rows are largely redundant with the first shard's.
 
 Stage 3 — lazy reranking (lines 18–31): every prefix of every beam goes into a max-queue
 keyed by its upper bound (the beam score); a popped prefix is evaluated exactly by
@@ -108,7 +110,10 @@ class BeamSearch:
 
     def _attach(self, p: _Prefix, cluster: list[int], step: Step, parent_cluster: int | None, join_score: float) -> float:
         """Append one cluster (table unit, then its join unit) and its step; returns the gain."""
-        gain = self._add_unit(p, self.sup.table_row(cluster), self.sup.colset(cluster))
+        row = self.sup.table_row(cluster)
+        if parent_cluster is not None and self.igms.attach_discount:
+            row = row * join_score ** self.igms.attach_discount  # evidence reached over a doubtful edge counts less
+        gain = self._add_unit(p, row, self.sup.colset(cluster))
         side = self.sup.tree_support(cluster)
         k = len(p.clusters)
         p.clusters.append(cluster)
@@ -194,6 +199,28 @@ class BeamSearch:
                 actions.append(hops)
         return actions
 
+    def _screen(self, p: _Prefix, actions: list[tuple], keep: int) -> list[tuple]:
+        """Keep the ``keep`` actions whose new (last) table has the best batched IGMS gain.
+
+        One call of the batched kernel scores every candidate's table unit against the
+        prefix; the exact evaluation (table unit, join unit, shards) then runs on the few.
+        """
+        rows, covs = [], []
+        for action in actions:
+            _, new, op, link = action[-1]
+            cluster = [new] + [t for t in self.g.shards(new) if t != new and t not in p.tables]
+            row = self.sup.table_row(cluster)
+            if op != "start" and self.igms.attach_discount:
+                row = row * link.score ** self.igms.attach_discount
+            rows.append(row)
+            cs = self.sup.colset(cluster)
+            covs.append([jaccard(cs, other) for other in p.colsets])
+        Mb = np.asarray(rows)
+        Cb = np.asarray(covs, dtype=float).reshape(len(actions), len(p.colsets)) if p.colsets else None
+        gains = p.state.gains(Mb, Cb)
+        order = np.argsort(-gains, kind="stable")[:keep]
+        return [actions[i] for i in sorted(order)]
+
     def _apply(self, p: _Prefix, action: tuple) -> tuple[_Prefix, float, int] | None:
         q = self._copy(p)
         gain, added = 0.0, 0
@@ -205,7 +232,7 @@ class BeamSearch:
                 cluster = [new] + cluster
             else:
                 cluster = [new] + [t for t in cluster if t != new]
-            added += len(cluster)
+            added += 1  # a shard cluster is one logical table (Sec. 3.1): it pays λ once
             if q.n_tables + len(cluster) > self.cfg.budget:
                 return None
             if op == "start":
@@ -223,7 +250,7 @@ class BeamSearch:
         last = action[-1][1]
         next(s for s in reversed(q.steps) if s.new == last).gain = gain
         self.evaluations += 1
-        q.score = q.value - self.lam * q.n_tables
+        q.score = q.value - self.lam * len(q.clusters)
         return q, gain, added
 
     # ------------------------------------------------------------------ search
@@ -235,7 +262,11 @@ class BeamSearch:
             children: dict[frozenset, _Prefix] = {}
             for p in beam:
                 best_here = None
-                for action in self._actions(p):
+                actions = self._actions(p)
+                keep = self.cfg.screen * self.cfg.beam
+                if len(actions) > keep:
+                    actions = self._screen(p, actions, keep)
+                for action in actions:
                     res = self._apply(p, action)
                     if res is None:
                         continue
@@ -273,7 +304,7 @@ class BeamSearch:
             if -neg_bound < best_score:
                 break
             p = pool[i]
-            exact = self._exact(p) - self.lam * p.n_tables
+            exact = self._exact(p) - self.lam * len(p.clusters)
             if exact > best_score:
                 best, best_score = p, exact
         return Plan(best.steps, float(best.value))

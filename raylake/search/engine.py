@@ -66,6 +66,7 @@ class Engine:
 
             scorer = QScorer.load(model_dir)
         self.scorer = scorer
+        self.index.embedder.encode(["warm up"])  # load the model now, so per-question timings are the question's own
 
     def intent(self, question: str) -> tuple[IntentGraph, str]:
         if self.extractor is not None:

@@ -103,7 +103,7 @@ class Support:
         self._join_trees = [(at.index, self._tree_of(at.ends[0]), self._tree_of(at.ends[1])) for at in self.join_atoms]
         self._row_cache: dict[int, np.ndarray] = {}
         self.weights = self._specificity()
-        self.scale = np.sqrt(self.weights)
+        self.scale = np.sqrt(self.weights) * self.cfg.prior_scale
         self.names = np.asarray(index.columns["norm_name"])
 
     # ------------------------------------------------------------------ similarities

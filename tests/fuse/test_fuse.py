@@ -1,0 +1,130 @@
+"""Fusion of plans: unions through re-spelled, reordered headers; joins on keys; the guard."""
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from raylake.errors import FusionError, RaylakeError
+from raylake.fuse import fuse
+
+CLUB = pa.table({"Club_ID": [1, 2, 3], "Club_Name": ["AIB", "BK Slide", "Comet"]})
+PLAYER = pa.table({"Player_ID": [10, 11, 12, 13], "Name": ["Ann", "Bo", "Cy", "Di"], "Club_ID": [1, 1, 2, 3]})
+P2019 = pa.table({"Player_ID": [10, 11, 12], "Match_ID": [1, 1, 2], "Points": [15, 7, 9]})
+# the 2020 shard: headers re-spelled and reordered, an extra column, ids as text with noise
+P2020 = pa.table({"MatchId": [3, 4], "POINTS": [21, 4], "PlayerId": ["13 ", "10"], "Venue": ["Home", "Away"]})
+
+SHARD_MAP = {"MatchId": "Match_ID", "POINTS": "Points", "PlayerId": "Player_ID"}
+
+
+def reader(tables):
+    return lambda root, path: tables[path]
+
+
+def plan_fig4():
+    return [
+        {"op": "start", "new": "points_2019.csv", "anchor": None},
+        {"op": "union", "new": "points_2020.csv", "anchor": "points_2019.csv", "mapping": SHARD_MAP},
+        {"op": "join", "new": "player.csv", "anchor": "points_2019.csv", "keys": {"anchor_column": "Player_ID", "new_column": "Player_ID"}},
+        {"op": "join", "new": "club.csv", "anchor": "player.csv", "keys": {"anchor_column": "Club_ID", "new_column": "Club_ID"}},
+    ]
+
+
+TABLES = {"club.csv": CLUB, "player.csv": PLAYER, "points_2019.csv": P2019, "points_2020.csv": P2020}
+
+
+def expected_rows():
+    """The same join, computed by hand in Python: one row per points row of either shard."""
+    shard_rows = [dict(zip(P2019.column_names, r), _src="points_2019.csv") for r in zip(*P2019.to_pydict().values())]
+    for r in P2020.to_pylist():
+        shard_rows.append({"Player_ID": r["PlayerId"].strip(), "Match_ID": r["MatchId"], "Points": r["POINTS"], "_src": "points_2020.csv"})
+    players = {str(p["Player_ID"]): p for p in PLAYER.to_pylist()}
+    clubs = {c["Club_ID"]: c for c in CLUB.to_pylist()}
+    out = []
+    for s in shard_rows:
+        p = players[str(s["Player_ID"])]
+        out.append((s["Match_ID"], s["Points"], p["Name"], clubs[p["Club_ID"]]["Club_Name"], s["_src"]))
+    return sorted(out)
+
+
+def test_union_of_renamed_shards_then_joins_row_for_row():
+    f = fuse(plan_fig4(), "/lake", reader=reader(TABLES))
+    rows = f.table.to_pylist()
+    got = sorted(
+        (r["points_2019.Match_ID"], r["points_2019.Points"], r["player.Name"], r["club.Club_Name"], r["_provenance"].split(" ⋈ ")[0])
+        for r in rows
+    )
+    assert got == expected_rows()
+    assert f.table.num_rows == P2019.num_rows + P2020.num_rows
+    # the shard's unmapped extra column survives, null on the other shard's rows
+    venue = {r["points_2019.Match_ID"]: r["points_2019.Venue"] for r in rows}
+    assert venue[3] == "Home" and venue[1] is None
+    assert rows[0]["_provenance"].count(" ⋈ ") == 2  # one source file per part
+    assert f.parts[0]["tables"] == ["points_2019.csv", "points_2020.csv"] and f.parts[0]["rows"] == 5
+    assert not f.truncated and f.warnings == []
+
+
+def test_union_chain_maps_through_the_intermediate_shard():
+    # a third shard aligned to the second one (not to the first) lands on the first's columns
+    p2021 = pa.table({"match": [5], "pid": [12], "pts": [30]})
+    tables = dict(TABLES, **{"points_2021.csv": p2021})
+    steps = plan_fig4()[:2] + [{"op": "union", "new": "points_2021.csv", "anchor": "points_2020.csv",
+                                "mapping": {"match": "MatchId", "pid": "PlayerId", "pts": "POINTS"}}]
+    t = fuse(steps, "/lake", reader=reader(tables)).table
+    assert t.num_rows == 6
+    last = [r for r in t.to_pylist() if r["_provenance"] == "points_2021.csv"][0]
+    assert (last["points_2019.Match_ID"], str(last["points_2019.Player_ID"]), last["points_2019.Points"]) == (5, "12", 30)
+
+
+def test_join_explosion_is_capped_and_reported():
+    many = pa.table({"k": [1] * 300})
+    other = pa.table({"k": [1] * 300, "v": list(range(300))})
+    steps = [{"op": "start", "new": "a.csv"},
+             {"op": "join", "new": "b.csv", "anchor": "a.csv", "keys": {"anchor_column": "k", "new_column": "k"}}]
+    f = fuse(steps, "/lake", max_rows=1000, reader=reader({"a.csv": many, "b.csv": other}))
+    assert f.truncated and f.table.num_rows == 1000
+    assert "90,000 rows" in f.warnings[0]
+
+
+def test_empty_join_is_reported_not_an_error():
+    steps = [{"op": "start", "new": "club.csv"},
+             {"op": "join", "new": "points_2019.csv", "anchor": "club.csv", "keys": {"anchor_column": "Club_Name", "new_column": "Match_ID"}}]
+    f = fuse(steps, "/lake", reader=reader(TABLES))
+    assert f.table.num_rows == 0 and "matched no rows" in f.warnings[0]
+
+
+@pytest.mark.parametrize("steps, message", [
+    ([], "plan is empty"),
+    ([{"op": "join", "new": "club.csv", "anchor": "player.csv", "keys": {"anchor_column": "Club_ID", "new_column": "Club_ID"}}], "no earlier step"),
+    ([{"op": "start", "new": "club.csv"}, {"op": "join", "new": "player.csv", "anchor": "club.csv",
+                                            "keys": {"anchor_column": "nope", "new_column": "Club_ID"}}], "column missing"),
+    ([{"op": "teleport", "new": "club.csv"}], "unknown plan step"),
+])
+def test_bad_plans_raise_one_line_errors(steps, message):
+    with pytest.raises(FusionError, match=message):
+        fuse(steps, "/lake", reader=reader(TABLES))
+
+
+def test_files_on_disk_and_write(tmp_path):
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    pacsv.write_csv(P2019, lake / "points_2019.csv")
+    pq.write_table(P2020, lake / "points_2020.parquet")
+    steps = [{"op": "start", "new": "points_2019.csv"},
+             {"op": "union", "new": "points_2020.parquet", "anchor": "points_2019.csv", "mapping": SHARD_MAP}]
+    f = fuse(steps, str(lake))
+    assert f.table.num_rows == 5
+    for name in ("out.parquet", "out.csv"):
+        path = f.write(str(tmp_path / name))
+        back = pq.read_table(path) if name.endswith("parquet") else pacsv.read_csv(path)
+        assert back.num_rows == 5 and back.column_names == f.table.column_names
+    with pytest.raises(RaylakeError, match="parquet or .csv"):
+        f.write(str(tmp_path / "out.xlsx"))
+    with pytest.raises(RaylakeError, match="does not exist"):
+        f.write(str(tmp_path / "missing" / "out.csv"))
+    os.remove(lake / "points_2019.csv")
+    with pytest.raises(FusionError, match="no longer in the lake"):
+        fuse(steps, str(lake))
