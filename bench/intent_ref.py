@@ -35,7 +35,7 @@ def norm(s: str) -> str:
 
 def norm_value(v: str) -> str:
     """A literal as the question would say it: wildcards and quotes off, case and spaces folded."""
-    s = str(v).strip().strip("%").strip().strip("'\"").lower()
+    s = str(v).strip().strip("'\"").strip().strip("%").strip().lower()
     s = " ".join(s.split())
     try:
         f = float(s)

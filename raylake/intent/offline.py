@@ -54,6 +54,9 @@ COMPARE = [("more than", ">"), ("greater than", ">"), ("larger than", ">"), ("hi
            ("smaller than", "<"), ("above", ">"), ("over", ">"), ("below", "<"), ("under", "<"), ("before", "<"),
            ("after", ">"), ("between", "between"), ("not", "!="), ("without", "none")]
 _NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice"}
+_COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
+_SMALLER = {"younger", "smaller", "lower", "fewer", "shorter", "cheaper", "earlier", "lighter", "narrower", "thinner",
+            "poorer", "slower", "weaker", "closer", "nearer"}
 _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
 _ENTITY_CUES = {"each", "every", "of", "which", "many", "per", "all", "whose", "by"}
 
@@ -283,8 +286,8 @@ class OfflineExtractor:
                 m.role = "attribute"
             elif possessive and m.entity > 0:
                 m.role = "entity"
-            elif of_follows and best >= 0.6:
-                m.role = "attribute"  # 'the X of the Y': X describes Y
+            elif of_follows and best >= 0.6 and (m.entity < 0.5 or best >= 0.9):
+                m.role = "attribute"  # 'the X of the Y': X describes Y (unless X names tables and no header is X)
             elif (m.entity >= 0.5 and not is_column) or (cue and m.entity > 0):
                 m.role = "entity"
             else:
@@ -404,9 +407,9 @@ class OfflineExtractor:
             tree_start.append(10**6)
             return len(trees) - 1
 
-        def in_tree(k: int, c: int) -> bool:
+        def in_tree(k: int, c: int, first: bool = False) -> bool:
             t = int(idx.col_table[c])
-            return any(graph.shard_of[t] == graph.shard_of[u] for u in tree_tables[k])
+            return any(graph.shard_of[t] == graph.shard_of[u] for u in tree_tables[k][: 1 if first else 3])
 
         n_attr = 0
 
@@ -444,7 +447,7 @@ class OfflineExtractor:
             # columns of the tree's tables first: 'name' of this entity, not any 'name'
             if k is None:
                 return span.columns
-            return sorted(span.columns, key=lambda cs: (-(cs[1] * (1.0 if in_tree(k, cs[0]) else 0.7)), cs[0]))
+            return sorted(span.columns, key=lambda cs: (-(cs[1] * (1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else 0.7)), cs[0]))
 
         attr_of: dict[int, Attribute] = {}
         for m in attr_spans:
@@ -592,6 +595,9 @@ class OfflineExtractor:
         for phrase, op in COMPARE:
             if window.endswith(phrase) or f" {phrase} " in f" {window} ":
                 return op
+        m = _COMPARATIVE.search(window)
+        if m:  # any '<adjective>er than': 'older than' is >, 'younger than' is <
+            return "<" if m.group(1) in _SMALLER else ">"
         return None
 
 

@@ -1,0 +1,68 @@
+"""OfflineExtractor on example-lake questions: entities, values, joins and bridges, with evidence."""
+from __future__ import annotations
+
+import pytest
+
+from raylake.intent.model import IntentGraph
+
+
+@pytest.fixture(scope="module")
+def extractor(example_index):
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    return OfflineExtractor(LakeIndex.load(example_index))
+
+
+def _tree_for(graph: IntentGraph, table: str):
+    return [t for t in graph.trees if t.evidence.get("tables") and t.evidence["tables"][0] == table]
+
+
+def test_entities_values_and_join_with_evidence(extractor):
+    g = extractor.extract("What are the total points of players of each club in the region 'Leinster'?")
+    g.validate()
+    players, clubs = _tree_for(g, "sports/player.csv"), _tree_for(g, "sports/club.csv")
+    assert players and clubs
+    assert players[0].evidence["words"] == ["players"] and clubs[0].evidence["words"] == ["club"]
+    region = next(a for a in clubs[0].attributes if "Leinster" in a.values)
+    assert region.evidence["columns"][0][:2] == ["sports/club.csv", "Region"]
+    points = next(a for t in g.trees for a in t.attributes if a.name == "points")
+    assert points.evidence["aggregate"] == "sum"
+    (join,) = g.joins
+    assert {join.from_tree, join.to_tree} == {players[0].tree_id, clubs[0].tree_id}
+    assert join.evidence["lake"][1] == join.evidence["lake"][3] == "Club_ID"
+
+
+def test_numeric_value_and_comparison(extractor):
+    g = extractor.extract("List the names of patients older than 60 and the hospital they stay in.")
+    patients = _tree_for(g, "misc/patients.csv")[0]
+    age = next(a for a in patients.attributes if "60" in a.values)
+    assert age.evidence["columns"][0][:2] == ["misc/patients.csv", "age"]
+    assert age.evidence["compare"] == {"60": ">"}
+    names = next(a for a in patients.attributes if a.name == "names")
+    assert names.evidence["columns"][0][0] == "misc/patients.csv"  # its entity's 'name', not any 'name'
+    assert _tree_for(g, "misc/hospitals.csv")
+
+
+def test_bridge_entity_for_an_unnamed_table(extractor):
+    g = extractor.extract("For each club, show the points of every match.")
+    bridge = [t for t in g.trees if str(t.evidence.get("implied", "")).startswith("bridge")]
+    assert [t.evidence["tables"] for t in bridge] == [["sports/player.csv"]]
+    b = bridge[0].tree_id
+    assert sum(b in (j.from_tree, j.to_tree) for j in g.joins) == 2
+    assert all(j.evidence["reason"] == "bridge" for j in g.joins)
+
+
+def test_deterministic_and_atoms_for_search(extractor):
+    q = "Which instructors teach at universities in the state 'California'?"
+    a, b = extractor.extract(q), extractor.extract(q)
+    assert a.to_json(evidence=True) == b.to_json(evidence=True)
+    kinds = {at.kind for at in a.atoms()}
+    assert {"entity", "attribute", "value", "has_value"} <= kinds
+    assert IntentGraph.from_json(a.to_json(evidence=True)).to_json() == a.to_json()
+
+
+def test_question_matching_nothing_still_gives_a_valid_graph(extractor):
+    g = extractor.extract("zzzz qqqq")
+    g.validate()
+    assert len(g.trees) == 1
