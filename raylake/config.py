@@ -62,7 +62,7 @@ class IGMSConfig:
 class SearchConfig:
     budget: int = 10  # L: at most this many tables in a plan
     beam: int = 8  # B: beam width
-    top_k: int = 8  # K: anchors per intent atom
+    top_k: int = 5  # K: anchors per intent atom
     hops: int = 2  # h: admissibility radius from an atom's anchors
     min_gain: float = 0.05  # λ: a table must raise IGMS U by this much to be added (plans maximise U − λ·|Φ|)
     screen: int = 4  # per prefix, only the screen·B actions with the best batched table-unit gain are evaluated exactly

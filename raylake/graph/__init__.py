@@ -1,4 +1,5 @@
 """The lake graph G_D at table level: join and union adjacency, closures, paths, parts."""
 from raylake.graph.lake_graph import JoinLink, LakeGraph, UnionLink
+from raylake.graph.parts import PartitionedGraph, PartServer
 
-__all__ = ["JoinLink", "LakeGraph", "UnionLink"]
+__all__ = ["JoinLink", "LakeGraph", "PartServer", "PartitionedGraph", "UnionLink"]

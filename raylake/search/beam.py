@@ -65,13 +65,14 @@ class _Prefix:
 
 
 class BeamSearch:
-    def __init__(self, graph, support: Support, cfg: SearchConfig, igms: IGMSConfig, scorer=None):
+    def __init__(self, graph, support: Support, cfg: SearchConfig, igms: IGMSConfig, scorer=None, region=None):
         self.g = graph
         self.sup = support
         self.cfg = cfg
         self.igms = igms
         self.scorer = scorer  # optional learned value network: scorer.rank(children, support) -> children best-first
         self.lam = cfg.min_gain
+        self.region = region or graph  # .closure(seeds, hops): in process, or the part actors (raylake.graph.parts)
         self.anchors = support.anchors(cfg.top_k)
         self.evaluations = 0
         self._reach: dict[int, dict[int, int]] = {}
@@ -149,7 +150,7 @@ class BeamSearch:
     def _reachable(self, atom: int) -> dict[int, int]:
         """R_h(a_j): tables within h join hops of an anchor of atom j (cached per atom)."""
         if atom not in self._reach:
-            self._reach[atom] = self.g.closure(self.anchors.get(atom, []), self.cfg.hops)
+            self._reach[atom] = self.region.closure(self.anchors.get(atom, []), self.cfg.hops)
         return self._reach[atom]
 
     def _unsupported(self, p: _Prefix) -> list[int]:

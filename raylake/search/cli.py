@@ -27,6 +27,7 @@ def register(subparsers) -> None:
     s.add_argument("--preview", type=int, default=5, metavar="N", help="fused rows to show (default 5)")
     s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured")
     s.add_argument("--model-dir", default=None, metavar="DIR", help="a trained value-network checkpoint (raylake train) to guide search")
+    s.add_argument("--part-actors", action="store_true", help="answer region queries through one Ray actor per METIS part")
     s.set_defaults(func=cmd_ask)
 
 
@@ -49,7 +50,7 @@ def _engine(args):
             from raylake.intent.llm import LLMExtractor
 
             extractor = "llm", client, LLMExtractor
-    eng = Engine(args.index_dir, scorer=scorer)
+    eng = Engine(args.index_dir, scorer=scorer, part_actors=args.part_actors)
     if extractor:
         _, client, cls = extractor
         eng.extractor = cls(client, fallback=eng.offline.extract)

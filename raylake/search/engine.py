@@ -54,7 +54,8 @@ class Answer:
 class Engine:
     """Load an index once; answer questions against it."""
 
-    def __init__(self, index_dir: str, ctx: RaylakeContext | None = None, extractor=None, scorer=None, model_dir: str | None = None):
+    def __init__(self, index_dir: str, ctx: RaylakeContext | None = None, extractor=None, scorer=None, model_dir: str | None = None,
+                 part_actors: bool = False):
         self.ctx = ctx or RaylakeContext.get_current()
         self.index = LakeIndex.load(index_dir)
         self.lexicon = Lexicon(self.index)
@@ -66,6 +67,11 @@ class Engine:
 
             scorer = QScorer.load(model_dir)
         self.scorer = scorer
+        self.region = None  # Stage-1 closures through one Ray actor per METIS part, when asked
+        if part_actors:
+            from raylake.graph.parts import PartitionedGraph
+
+            self.region = PartitionedGraph.from_index(self.index)
         self.index.embedder.encode(["warm up"])  # load the model now, so per-question timings are the question's own
 
     def intent(self, question: str) -> tuple[IntentGraph, str]:
@@ -96,7 +102,7 @@ class Engine:
         support = Support(self.index, self.lexicon, graph, self.ctx.igms)
         timings["anchors"] = (time.perf_counter() - t) * 1e3
         t = time.perf_counter()
-        search = BeamSearch(self.graph, support, scfg, self.ctx.igms, self.scorer)
+        search = BeamSearch(self.graph, support, scfg, self.ctx.igms, self.scorer, self.region)
         plan = search.run()
         timings["search"] = (time.perf_counter() - t) * 1e3
         tables, plan_json = self._explain(plan, support)
