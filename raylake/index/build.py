@@ -75,10 +75,14 @@ def _profile_chunk(lake: Lake, files: list[LakeFile], cfg: IndexConfig):
 def _lsh_task(sigs, band_ids, rows, eligible, dirty, max_bucket):
     """Candidate pairs of a group of bands, deduplicated band by band: a pair colliding in
     many bands is held once, so memory follows the distinct pairs, not the collisions."""
-    keys = np.empty(0, np.int64)
+    keys, pending, n_pending = np.empty(0, np.int64), [], 0
     for band in band_ids:
         p = bands_to_pairs(sigs, [band], rows, eligible, dirty, max_bucket)
-        keys = np.union1d(keys, p[:, 0] << 32 | p[:, 1])
+        pending.append(p[:, 0] << 32 | p[:, 1])
+        n_pending += len(p)
+        if n_pending > max(len(keys), 1 << 20):  # merge when the raw pairs outgrow the distinct ones
+            keys, pending, n_pending = np.unique(np.concatenate([keys, *pending])), [], 0
+    keys = np.unique(np.concatenate([keys, *pending]))
     return np.stack([keys >> 32, keys & 0xFFFFFFFF], 1)
 
 
