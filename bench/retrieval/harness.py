@@ -105,7 +105,7 @@ def _write(path: str, obj: dict) -> None:
 
 def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list[str], out: str | None = None,
         subsets: dict[str, int] | None = None, seed: int = 0, params: dict[str, dict] | None = None,
-        meta_extra: dict | None = None, progress: bool = True, ctx: BenchContext | None = None) -> dict:
+        meta_extra: dict | None = None, progress: bool = True, ctx: BenchContext | None = None, checkpoint: int = 25) -> dict:
     """Run ``methods`` and return (and write to ``out``) the results object."""
     subsets = subsets or {}
     params = params or {}
@@ -132,6 +132,7 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
             "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "loadavg_start": list(os.getloadavg())},
             "gold_not_indexed": sum(1 for q in questions for g in q["gold_tables"] if g not in known),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start)),
+            "started_unix": t_start,
             "method": {},
             **(meta_extra or {}),
         },
@@ -153,6 +154,8 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
         preds = {str(b): {} for b in budgets}
         lats = {str(b): {} for b in budgets}
         t_run = time.perf_counter()
+        rank = {id(q): r for r, q in enumerate(questions[i] for i in order)}
+        qs = sorted(qs, key=lambda q: rank[id(q)])  # seeded order: every prefix of the run is a random sample
         for k, q in enumerate(qs):
             ctx.index.embedder._cache.clear()  # cold: no method profits from another's embeddings
             t = time.perf_counter()
@@ -165,36 +168,49 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
                 _check(name, q["id"], tables, b, known)
                 preds[str(b)][q["id"]] = list(tables)
                 lats[str(b)][q["id"]] = round(ms, 3)
-            if progress and (k + 1) % 50 == 0:
+            if (k + 1) % checkpoint == 0 and k + 1 < len(qs):
                 el = time.perf_counter() - t_run
-                print(f"[{name}] {k + 1}/{len(qs)} questions, {el:.0f}s, {el / (k + 1):.2f}s/question", file=sys.stderr, flush=True)
+                if progress:
+                    print(f"[{name}] {k + 1}/{len(qs)} questions, {el:.0f}s, {el / (k + 1):.2f}s/question", file=sys.stderr, flush=True)
+                if out:  # a stopped run keeps a seeded random sample of this method's questions
+                    _record(result, name, qs[: k + 1], budgets, preds, lats, el, setup_s, method, len(questions), seed, partial=True)
+                    _write(out, result)
         wall = time.perf_counter() - t_run
-        gold = {q["id"]: q["gold_tables"] for q in qs}
-        result["methods"][name] = {
-            "L": {
-                str(b): aggregate([gold[i] for i in gold], [preds[str(b)][i] for i in gold], [lats[str(b)][i] for i in gold])
-                for b in budgets
-            }
-        }
-        result["predictions"][name] = preds
-        result["latencies_ms"][name] = lats
-        result["meta"]["method"][name] = {
-            "n_questions": len(qs),
-            "subset": (f"seeded subset of {len(qs)} (seed {seed})" if len(qs) < len(questions) else None),
-            "wall_s": round(wall, 2),
-            "setup_s": round(setup_s, 2),
-            "params": method.describe(),
-            "stats": _summarise(method.stats),
-        }
-        result["meta"]["setup_ms"] = dict(ctx.setup_ms)
-        result["meta"]["wall_s"] = round(time.time() - t_start, 2)
-        result["meta"]["host"]["loadavg_end"] = list(os.getloadavg())
+        _record(result, name, qs, budgets, preds, lats, wall, setup_s, method, len(questions), seed, partial=False)
         if progress:
             f1 = {b: round(result["methods"][name]["L"][str(b)]["f1"], 3) for b in budgets}
             print(f"[{name}] done: {len(qs)} questions in {wall:.0f}s; F1 {f1}", file=sys.stderr, flush=True)
         if out:
             _write(out, result)
     return result
+
+
+def _record(result, name, qs, budgets, preds, lats, wall, setup_s, method, n_all, seed, partial) -> None:
+    """Store one method's metrics, predictions, latencies and meta (``partial``: a checkpoint)."""
+    ids = [q["id"] for q in qs]
+    gold = {q["id"]: q["gold_tables"] for q in qs}
+    preds = {b: {i: p[i] for i in ids} for b, p in preds.items()}
+    lats = {b: {i: p[i] for i in ids} for b, p in lats.items()}
+    result["methods"][name] = {
+        "L": {
+            str(b): aggregate([gold[i] for i in gold], [preds[str(b)][i] for i in gold], [lats[str(b)][i] for i in gold])
+            for b in budgets
+        }
+    }
+    result["predictions"][name] = preds
+    result["latencies_ms"][name] = lats
+    result["meta"]["method"][name] = {
+        "n_questions": len(qs),
+        "subset": (f"seeded subset of {len(qs)} (seed {seed})" if len(qs) < n_all else None),
+        "partial": partial,
+        "wall_s": round(wall, 2),
+        "setup_s": round(setup_s, 2),
+        "params": method.describe(),
+        "stats": _summarise(method.stats),
+    }
+    result["meta"]["setup_ms"] = dict(method.ctx.setup_ms)
+    result["meta"]["wall_s"] = round(time.time() - result["meta"]["started_unix"], 2)
+    result["meta"]["host"]["loadavg_end"] = list(os.getloadavg())
 
 
 def _reset_stats(method) -> None:
