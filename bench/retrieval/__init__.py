@@ -18,4 +18,7 @@ budget-independent ``prepare(question)`` and a per-budget ``select(prepared, L)`
 
 The harness reads only ``id``, ``question`` and ``gold_tables`` of a question;
 :mod:`.breakdown` (analysis, not retrieval) also reads the question-type fields.
+Questions run in a seeded order and results are checkpointed every 25 questions, so a run
+stopped early holds a uniform random sample; :mod:`.merge` combines runs of different
+methods into one results file and redraws the table and plot.
 """
