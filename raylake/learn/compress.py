@@ -56,10 +56,15 @@ class Compressed:
     refs: list[int]  # indices into clusters: R, one intent tree each (tree i ↔ refs[i])
     attr_col: dict[str, int] = field(default_factory=dict)  # attribute_id -> the column witnessing it
     join_paths: list[list[tuple[int, int, int, int]]] = field(default_factory=list)  # per intent join: edges (t, c, u, c')
-    atoms: list = field(default_factory=list)  # intent.atoms(), computed once
     atom_kind: list[int] = field(default_factory=list)  # node atoms of intent.atoms(), in order: ENTITY/ATTRIBUTE/VALUE
     atom_ref: list[int] = field(default_factory=list)  # entity -> table, attribute/value -> column
     atom_edges: list[tuple[int, int, int]] = field(default_factory=list)  # (node i, node j, kind) between node atoms above
+    # every atom of intent.atoms() (nodes and edges) in its order, for the reward kernel:
+    atom_code: list[int] = field(default_factory=list)  # ENTITY/ATTRIBUTE/VALUE, or 3 + edge kind (3 has_attribute, 4 has_value, 5 join)
+    atom_lake: list[int] = field(default_factory=list)  # node: its atom_ref; edge: -1
+    atom_e0: list[int] = field(default_factory=list)  # edge: atom index of its first end; node: -1
+    atom_e1: list[int] = field(default_factory=list)  # edge: atom index of its second end; node: -1
+    atom_tree: list[int] = field(default_factory=list)  # index of the atom's tree (a join: its from tree)
 
 
 def _components(tables: list[int], unions: list[tuple[int, int]]) -> list[list[int]]:
@@ -202,28 +207,53 @@ def _union_aliases(tables: list[int], h: Subgraph, arrays) -> dict[int, int]:
 
 
 def _atom_refs(comp: Compressed, arrays) -> None:
-    """Node atoms of ``comp.intent.atoms()`` as (kind, lake id), and the edges between them."""
-    node_pos: dict[int, int] = {}
+    """Atoms of ``comp.intent`` as lake ids, in the order of ``IntentGraph.atoms()`` (pinned by a test).
+
+    Walks the trees directly instead of building :class:`~raylake.intent.model.Atom` objects:
+    per tree its entity, then per attribute the attribute, its has_attribute edge and, per
+    value, the value and its has_value edge; then the joins.
+    """
+    code, lake, e0, e1, tree = [], [], [], [], []
+    node_pos: list[int] = []  # atom index -> position among node atoms (-1 for edges)
     kinds, refs, edges = [], [], []
-    tree_table = {f"t{i}": comp.clusters[m][0] for i, m in enumerate(comp.refs)}
-    comp.atoms = comp.intent.atoms()
-    for at in comp.atoms:
-        if at.kind == "entity":
-            node_pos[at.index] = len(kinds)
-            kinds.append(ENTITY)
-            refs.append(int(tree_table[at.tree]))
-        elif at.kind == "attribute":
-            node_pos[at.index] = len(kinds)
-            kinds.append(ATTRIBUTE)
-            refs.append(int(comp.attr_col[at.ref]))
-        elif at.kind == "value":
-            node_pos[at.index] = len(kinds)
-            kinds.append(VALUE)
-            refs.append(int(comp.attr_col[at.ref.split("=", 1)[0]]))
-        else:
-            kind = {"has_attribute": HAS_ATTRIBUTE, "has_value": HAS_VALUE, "join": JOIN}[at.kind]
-            edges.append((node_pos[at.ends[0]], node_pos[at.ends[1]], kind))
+    node_of: dict[str, int] = {}
+
+    def node(kind: int, ref: int, ti: int) -> int:
+        node_pos.append(len(kinds))
+        kinds.append(kind)
+        refs.append(ref)
+        code.append(kind)
+        lake.append(ref)
+        e0.append(-1)
+        e1.append(-1)
+        tree.append(ti)
+        return len(code) - 1
+
+    def edge(kind: int, x: int, y: int, ti: int) -> None:
+        node_pos.append(-1)
+        edges.append((node_pos[x], node_pos[y], kind))
+        code.append(3 + kind)
+        lake.append(-1)
+        e0.append(x)
+        e1.append(y)
+        tree.append(ti)
+
+    tree_idx = {}
+    for i, t in enumerate(comp.intent.trees):
+        tree_idx[t.tree_id] = i
+        e = node(ENTITY, int(comp.clusters[comp.refs[i]][0]), i)
+        for a in t.attributes:
+            col = int(comp.attr_col[a.attribute_id])
+            x = node(ATTRIBUTE, col, i)
+            node_of[a.attribute_id] = x
+            edge(HAS_ATTRIBUTE, e, x, i)
+            for _v in a.values:
+                y = node(VALUE, col, i)
+                edge(HAS_VALUE, x, y, i)
+    for j in comp.intent.joins:
+        edge(JOIN, node_of[j.from_attribute], node_of[j.to_attribute], tree_idx[j.from_tree])
     comp.atom_kind, comp.atom_ref, comp.atom_edges = kinds, refs, edges
+    comp.atom_code, comp.atom_lake, comp.atom_e0, comp.atom_e1, comp.atom_tree = code, lake, e0, e1, tree
 
 
 def realises(h: Subgraph, comp: Compressed, arrays) -> list[str]:

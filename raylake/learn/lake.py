@@ -322,6 +322,19 @@ class LakeArrays:
             self.__dict__["_entity_tables"] = cache
         return cache
 
+    @property
+    def flat(self) -> "FlatLake":
+        """The dict/list parts of these arrays as CSR arrays, for the numba reward kernel (cached)."""
+        cache = self.__dict__.get("_flat")
+        if cache is None:
+            cache = FlatLake.of(self)
+            self.__dict__["_flat"] = cache
+        return cache
+
+    def __getstate__(self):
+        # caches (name ids, the flat kernel view) are rebuilt where they are needed, not shipped to Ray workers
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
     # ------------------------------------------------------------------ persistence
 
     def save(self, directory: str) -> None:
@@ -365,6 +378,63 @@ class LakeArrays:
             min_join=m["min_join"],
             **arrays,
         )
+
+
+def _csr(rows: list) -> tuple[np.ndarray, np.ndarray]:
+    ptr = np.zeros(len(rows) + 1, np.int64)
+    ptr[1:] = np.cumsum([len(r) for r in rows])
+    idx = np.concatenate([np.asarray(r, np.int64) for r in rows]) if rows and ptr[-1] else np.zeros(0, np.int64)
+    return ptr, idx
+
+
+@dataclass
+class FlatLake:
+    """What the reward kernel reads of a :class:`LakeArrays`, with every dict and list flattened.
+
+    Numba cannot read Python dicts of strings, so the three lookups of the reward become
+    arrays once per lake: a table's columns (CSR), the columns holding a column's value
+    literal (the value index hit list, sorted, CSR) and the naming strength of each entity
+    word on each table (words as ids, CSR).
+    """
+
+    tc_ptr: np.ndarray  # (T+1,) table -> its columns tc_idx[tc_ptr[t]:tc_ptr[t+1]]
+    tc_idx: np.ndarray
+    vh_ptr: np.ndarray  # (C+1,) column -> sorted columns holding its value literal (value_cols), empty if none
+    vh_idx: np.ndarray
+    ent_word: np.ndarray  # (T,) id of the table's entity word (entity_text)
+    nm_ptr: np.ndarray  # (T+1,) table -> (entity word id, strength) pairs of entity_named, entity words only
+    nm_word: np.ndarray
+    nm_val: np.ndarray
+    name_id: np.ndarray  # (C,) id of the spelling-free header (LakeArrays.name_id)
+    emb_header: np.ndarray  # C-contiguous float32 copies (views when already contiguous)
+    emb_sample: np.ndarray
+    emb_table: np.ndarray
+    entity_emb: np.ndarray
+    value_emb: np.ndarray
+    spec_table: np.ndarray  # float64
+    spec_col: np.ndarray
+    spec_value: np.ndarray
+
+    @classmethod
+    def of(cls, a: "LakeArrays") -> "FlatLake":
+        tc_ptr, tc_idx = _csr([tc for tc in a.table_cols])
+        empty = np.zeros(0, np.int64)
+        hits = []
+        for c in range(a.n_columns):
+            # the key the reward looks up: None → "" (as LakeArrays' reference reward does)
+            h = a.value_cols.get(_norm_value(a.value_text[c] or ""))
+            hits.append(np.unique(h) if h is not None else empty)
+        vh_ptr, vh_idx = _csr(hits)
+        vocab: dict[str, int] = {}
+        ent_word = np.asarray([vocab.setdefault(w, len(vocab)) for w in a.entity_text], np.int64)
+        nm_rows = [[(vocab[w], s) for w, s in named.items() if w in vocab] for named in a.entity_named]
+        nm_ptr, nm_word = _csr([[w for w, _ in r] for r in nm_rows])
+        nm_val = np.asarray([s for r in nm_rows for _, s in r], np.float64)
+        f32 = lambda x: np.ascontiguousarray(x, np.float32)  # noqa: E731
+        f64 = lambda x: np.ascontiguousarray(x, np.float64)  # noqa: E731
+        return cls(tc_ptr, tc_idx, vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, a.name_id,
+                   f32(a.emb_header), f32(a.emb_sample), f32(a.emb_table), f32(a.entity_emb), f32(a.value_emb),
+                   f64(a.spec_table), f64(a.spec_col), f64(a.spec_value))
 
 
 def _entity_word(lex, index, t: int) -> str:

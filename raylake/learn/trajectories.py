@@ -39,7 +39,7 @@ from raylake.config import IGMSConfig
 from raylake.errors import RaylakeError
 from raylake.learn.compress import Subgraph, compress
 from raylake.learn.lake import LakeArrays
-from raylake.learn.reward import pseudo_reward
+from raylake.learn.reward import RewardBatch, pseudo_reward
 
 SAMPLERS = ("centrality", "uniform", "anchor_only")
 OPS = {"start": 0, "join": 1, "union": 2}
@@ -239,16 +239,22 @@ def plan_links(comp, actions) -> list[tuple]:
     return links
 
 
-def trajectory(arrays: LakeArrays, seed: int, cfg: TrajectoryConfig, rng) -> dict:
-    """Algorithm 1 for one seed: actions, H⁺, C(H⁺) and the terminal reward."""
+def sample_trajectory(arrays: LakeArrays, seed: int, cfg: TrajectoryConfig, rng) -> dict:
+    """Algorithm 1 for one seed up to the reward: actions, H⁺, C(H⁺) and the plan links."""
     size = int(rng.integers(cfg.min_tables, cfg.max_tables + 1))
     actions = EXPAND[cfg.sampler](arrays, seed, size, cfg.alpha, rng)
     tables = [a[2] for a in actions]
     h = sample_columns(arrays, tables, cfg.beta, rng)
     comp = compress(h, arrays)
-    links = plan_links(comp, actions)
-    r = pseudo_reward(arrays, comp, comp.clusters, links, cfg.igms)
-    return {"actions": actions, "h": h, "comp": comp, "reward": r}
+    return {"actions": actions, "h": h, "comp": comp, "links": plan_links(comp, actions)}
+
+
+def trajectory(arrays: LakeArrays, seed: int, cfg: TrajectoryConfig, rng) -> dict:
+    """Algorithm 1 for one seed: actions, H⁺, C(H⁺) and the terminal reward."""
+    tr = sample_trajectory(arrays, seed, cfg, rng)
+    comp = tr["comp"]
+    tr["reward"] = pseudo_reward(arrays, comp, comp.clusters, tr["links"], cfg.igms)
+    return tr
 
 
 # --------------------------------------------------------------------------- Stage 4: a shard
@@ -284,54 +290,56 @@ def generate_batch(arrays: LakeArrays, cfg: TrajectoryConfig, part: int, batch: 
     cols: dict[str, list] = {k: [] for k in SCHEMA_FIELDS}
     pool = np.concatenate(bins) if bins else np.zeros(0, np.int64)
     t0 = time.perf_counter()
-    n_trans = 0
-    rewards = []
+    rb = RewardBatch(arrays, cfg.igms)
+    steps = []  # actions per trajectory; the rewards come from one kernel call at the end
+    c_traj, c_t, c_state, c_op, c_anchor, c_new = (cols[k] for k in ("traj", "t", "state", "op", "anchor", "new"))
+    c_acol, c_ncol, c_next, c_done = (cols[k] for k in ("anchor_col", "new_col", "next_state", "done"))
     for i in range(count):
         if cfg.sampler == "uniform":
             seed = int(pool[rng.integers(pool.size)])
         else:
             b = bins[(batch * count + i) % len(bins)]
             seed = int(b[rng.integers(b.size)])
-        tr = trajectory(arrays, seed, cfg, rng)
-        comp, r = tr["comp"], tr["reward"]
-        rewards.append(r)
-        traj_id = (part << 40) | (batch << 20) | i
-        intent = comp.intent.dumps()
-        src = [e[0] for e in comp.atom_edges]
-        dst = [e[1] for e in comp.atom_edges]
-        ek = [e[2] for e in comp.atom_edges]
+        tr = sample_trajectory(arrays, seed, cfg, rng)
+        comp = tr["comp"]
+        rb.add(comp, comp.clusters, tr["links"])
         actions = tr["actions"]
         n = len(actions)
+        steps.append(n)
+        traj_id = (part << 40) | (batch << 20) | i
+        c_traj += [traj_id] * n
+        c_t += range(n)
         state: list[int] = []
-        for t, (op, anchor, new, link) in enumerate(actions):
-            last = t == n - 1
+        for op, anchor, new, link in actions:
             nxt = state + [new]
+            c_state.append(state)
+            c_op.append(OPS[op])
+            c_anchor.append(-1 if anchor is None else anchor)
+            c_new.append(new)
             if op == "join":
-                ac, nc = link[1], link[2]
+                c_acol.append(link[1])
+                c_ncol.append(link[2])
             else:
-                ac = nc = -1
-            cols["traj"].append(traj_id)
-            cols["t"].append(t)
-            cols["part"].append(part)
-            cols["state"].append(state)
-            cols["op"].append(OPS[op])
-            cols["anchor"].append(-1 if anchor is None else anchor)
-            cols["new"].append(new)
-            cols["anchor_col"].append(ac)
-            cols["new_col"].append(nc)
-            cols["next_state"].append(nxt)
-            cols["reward"].append(r if last else 0.0)
-            cols["done"].append(last)
-            cols["ret"].append(r * cfg.gamma ** (n - 1 - t))
-            cols["value"].append(r)
-            cols["atom_kind"].append(comp.atom_kind)
-            cols["atom_ref"].append(comp.atom_ref)
-            cols["edge_src"].append(src)
-            cols["edge_dst"].append(dst)
-            cols["edge_kind"].append(ek)
-            cols["intent"].append(intent)
+                c_acol.append(-1)
+                c_ncol.append(-1)
+            c_next.append(nxt)
             state = nxt
-        n_trans += n
+        c_done += [False] * (n - 1) + [True]
+        cols["part"] += [part] * n
+        cols["atom_kind"] += [comp.atom_kind] * n
+        cols["atom_ref"] += [comp.atom_ref] * n
+        edges = comp.atom_edges
+        cols["edge_src"] += [[e[0] for e in edges]] * n
+        cols["edge_dst"] += [[e[1] for e in edges]] * n
+        cols["edge_kind"] += [[e[2] for e in edges]] * n
+        cols["intent"] += [comp.intent.dumps()] * n
+    rewards = rb.compute().tolist()
+    g = cfg.gamma
+    for r, n in zip(rewards, steps):  # sparse terminal reward, Monte-Carlo return per step (Eq. 7)
+        cols["reward"] += [0.0] * (n - 1) + [r]
+        cols["ret"] += [r * g ** (n - 1 - t) for t in range(n)]
+        cols["value"] += [r] * n
+    n_trans = sum(steps)
     gen_s = time.perf_counter() - t0
     out = {"part": part, "batch": batch, "trajectories": count, "transitions": n_trans, "generate_s": gen_s,
            "reward_mean": float(np.mean(rewards)) if rewards else 0.0, "reward_std": float(np.std(rewards)) if rewards else 0.0}
