@@ -17,7 +17,7 @@ def register(subparsers) -> None:
     s.add_argument("question", nargs="?", help="the question, in quotes")
     s.add_argument("--index-dir", default=".raylake", help="the index (default ./.raylake)")
     s.add_argument("--budget", "-L", type=int, default=None, metavar="L", help="at most L tables (default 10)")
-    s.add_argument("--beam", "-B", type=int, default=None, metavar="B", help="beam width (default 8)")
+    s.add_argument("--beam", "-B", type=int, default=None, metavar="B", help="beam width (default 4)")
     s.add_argument("--json", action="store_true", help="print one JSON object (one line per question with --questions)")
     s.add_argument("--out", default=None, metavar="FILE", help="write the fused table to FILE.parquet or FILE.csv")
     s.add_argument("--questions", default=None, metavar="FILE.jsonl",
