@@ -26,9 +26,9 @@ def group_of(q: dict) -> tuple[str, str]:
 
 
 def analyse(results: dict, questions: list[dict], budget: int, against: str = "raylake", examples: int = 3,
-            headers: dict[str, str] | None = None) -> str:
+            headers: dict[str, str] | None = None, only: list[str] | None = None) -> str:
     b = str(budget)
-    methods = [m for m in results["predictions"] if b in results["predictions"][m]]
+    methods = [m for m in results["predictions"] if b in results["predictions"][m] and (not only or m in only)]
     qmap = {str(q["id"]): q for q in questions}
     common = set.intersection(*(set(results["predictions"][m][b]) for m in methods)) & set(qmap)
     per = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0, 0]))  # group -> method -> [f1, suf, n]
@@ -97,6 +97,7 @@ def main(argv=None) -> int:
     p.add_argument("--against", default="raylake")
     p.add_argument("--examples", type=int, default=3)
     p.add_argument("--out", default=None)
+    p.add_argument("--methods", nargs="+", default=None, help="compare only these (the common question set shrinks to the smallest run)")
     p.add_argument("--index-dir", default=None, help="print the headers of the tables in each example")
     args = p.parse_args(argv)
     try:
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
 
         ix = LakeIndex.load(args.index_dir)
         headers = {p: ", ".join(ix.columns["name"][c] for c in ix.table_columns[t]) for t, p in enumerate(ix.paths)}
-    text = analyse(res, qs, args.budget, args.against, args.examples, headers)
+    text = analyse(res, qs, args.budget, args.against, args.examples, headers, args.methods)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write(text)

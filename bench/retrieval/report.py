@@ -19,7 +19,9 @@ def markdown(results: dict) -> str:
     notes = []
     for name, info in meta.get("method", {}).items():
         if info.get("subset"):
-            notes.append(f"- `{name}`: {info['subset']}.")
+            how = "the run was stopped at its time budget after these" if info.get("partial") else "chosen with --subset"
+            notes.append(f"- `{name}`: {info['subset']} — the first questions of the seeded order, a uniform random sample ({how}); "
+                         f"wall {info.get('wall_s')} s.")
     head = (
         f"Retrieval benchmark: {meta.get('n_questions', '?')} questions, index {meta.get('index_dir', '?')} "
         f"({meta.get('n_tables', '?')} tables), raylake {meta.get('git_commit', '?')}, started {meta.get('started', '?')}, "
