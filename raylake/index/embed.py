@@ -33,7 +33,9 @@ def load_model(path: str | None = None, max_seq_length: int = 64, device: str | 
 
             logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
+            hf_logging.disable_progress_bar()  # a weights-loading bar on every start is noise in CLI output
             model = SentenceTransformer(path, device=device)
             model.max_seq_length = max_seq_length
             _MODELS[key] = model
