@@ -7,6 +7,7 @@ fusion fails).
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from raylake.errors import RaylakeError
@@ -34,13 +35,8 @@ def register(subparsers) -> None:
 def _engine(args):
     from raylake.search.engine import Engine
 
-    scorer = None
-    if args.model_dir:
-        try:
-            from raylake.learn import QScorer
-        except ImportError:
-            raise RaylakeError("--model-dir needs raylake.learn (the value network), which this install lacks") from None
-        scorer = QScorer.load(args.model_dir)
+    if args.model_dir and not os.path.isdir(args.model_dir):
+        raise RaylakeError(f"--model-dir {args.model_dir}: no such folder (train one with `raylake train`)")
     extractor = None
     if not args.offline:
         from raylake.llm import LLMClient
@@ -50,7 +46,7 @@ def _engine(args):
             from raylake.intent.llm import LLMExtractor
 
             extractor = "llm", client, LLMExtractor
-    eng = Engine(args.index_dir, scorer=scorer, part_actors=args.part_actors)
+    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors)
     if extractor:
         _, client, cls = extractor
         eng.extractor = cls(client, fallback=eng.offline.extract)

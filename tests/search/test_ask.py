@@ -102,6 +102,8 @@ def test_question_matching_nothing_is_an_empty_answer_with_a_reason(engine):
     (["ask", "q", "--index-dir", "{idx}", "--budget", "0"], "--budget"),
     (["ask", "--questions", "{missing}/q.jsonl", "--index-dir", "{idx}"], "cannot read questions"),
     (["ask", "q", "--index-dir", "{idx}", "--out", "{missing}/x.parquet"], "does not exist"),
+    (["ask", "q", "--index-dir", "{idx}", "--model-dir", "{missing}"], "--model-dir"),
+    (["ask", "q", "--index-dir", "{idx}", "--questions", "{missing}/q.jsonl"], "not both"),
 ])
 def test_bad_input_is_one_line_and_exit_2(example_index, tmp_path, capsys, argv, message):
     argv = [a.format(idx=example_index, missing=str(tmp_path / "missing")) for a in argv]
