@@ -96,7 +96,6 @@ def compress(h: Subgraph, arrays) -> Compressed:
     # Step 1: union-cluster merge
     clusters = _components(h.tables, h.unions)
     cluster_of = {t: m for m, ts in enumerate(clusters) for t in ts}
-    col_cluster = {c: cluster_of[t] for t, cols in h.columns.items() for c in cols}
 
     # Step 2: bridge detection
     leaving: set[int] = set()

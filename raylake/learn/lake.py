@@ -323,6 +323,19 @@ class LakeArrays:
         return cache
 
     @property
+    def py(self) -> "PyLake":
+        """Plain-Python views of the adjacency the samplers walk (cached): ints, not numpy scalars."""
+        cache = self.__dict__.get("_py")
+        if cache is None:
+            cache = PyLake(
+                table_cols=[[int(c) for c in tc] for tc in self.table_cols],
+                join_top=[[(u, links[0][0]) for u, links in j.items()] for j in self.join],
+                union_score=[[(u, s) for u, (s, _m) in un.items()] for un in self.union],
+            )
+            self.__dict__["_py"] = cache
+        return cache
+
+    @property
     def flat(self) -> "FlatLake":
         """The dict/list parts of these arrays as CSR arrays, for the numba reward kernel (cached)."""
         cache = self.__dict__.get("_flat")
@@ -388,6 +401,13 @@ def _csr(rows: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass
+class PyLake:
+    table_cols: list[list[int]]  # table -> its columns
+    join_top: list[list[tuple[int, float]]]  # table -> [(neighbour, best join score)], in LakeArrays.join order
+    union_score: list[list[tuple[int, float]]]  # table -> [(neighbour, union score)], in LakeArrays.union order
+
+
+@dataclass
 class FlatLake:
     """What the reward kernel reads of a :class:`LakeArrays`, with every dict and list flattened.
 
@@ -414,6 +434,14 @@ class FlatLake:
     spec_table: np.ndarray  # float64
     spec_col: np.ndarray
     spec_value: np.ndarray
+    jt_ptr: np.ndarray = None  # (T+1,) table -> join neighbours jt_u and their best join score jt_s, in LakeArrays.join order
+    jt_u: np.ndarray = None
+    jt_s: np.ndarray = None
+    us_ptr: np.ndarray = None  # (T+1,) table -> union neighbours us_u and union scores us_s, in LakeArrays.union order
+    us_u: np.ndarray = None
+    us_s: np.ndarray = None
+    scratch_inset: np.ndarray = None  # (T,) False; the expansion kernel's set membership, restored after each call
+    scratch_pos: np.ndarray = None  # (T,) -1; the expansion kernel's candidate slots, restored after each call
 
     @classmethod
     def of(cls, a: "LakeArrays") -> "FlatLake":
@@ -432,9 +460,14 @@ class FlatLake:
         nm_val = np.asarray([s for r in nm_rows for _, s in r], np.float64)
         f32 = lambda x: np.ascontiguousarray(x, np.float32)  # noqa: E731
         f64 = lambda x: np.ascontiguousarray(x, np.float64)  # noqa: E731
+        jt_ptr, jt_u = _csr([list(j) for j in a.join])
+        jt_s = np.asarray([links[0][0] for j in a.join for links in j.values()], np.float64)
+        us_ptr, us_u = _csr([list(un) for un in a.union])
+        us_s = np.asarray([sc for un in a.union for sc, _m in un.values()], np.float64)
         return cls(tc_ptr, tc_idx, vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, a.name_id,
                    f32(a.emb_header), f32(a.emb_sample), f32(a.emb_table), f32(a.entity_emb), f32(a.value_emb),
-                   f64(a.spec_table), f64(a.spec_col), f64(a.spec_value))
+                   f64(a.spec_table), f64(a.spec_col), f64(a.spec_value), jt_ptr, jt_u, jt_s, us_ptr, us_u, us_s,
+                   np.zeros(a.n_tables, np.bool_), np.full(a.n_tables, -1, np.int64))
 
 
 def _entity_word(lex, index, t: int) -> str:

@@ -66,3 +66,26 @@ def test_atom_arrays_follow_intent_atoms(fig1, fig4):
             assert comp.atom_kind == [comp.atom_code[i] for i in nodes]
             assert comp.atom_ref == [comp.atom_lake[i] for i in nodes]
             assert all(comp.atom_lake[i] == -1 for i, at in enumerate(atoms) if not at.is_node)
+
+
+@pytest.mark.parametrize("alpha", [0.7, 0.0, 1.0])
+def test_expansion_kernel_equals_dict_walk(fig1, fig4, alpha):
+    """Same actions and the generator left in the same state (α = 0 or 1 exercise the zero-mass fallback)."""
+    from raylake.learn.trajectories import expand_centrality, expand_centrality_reference
+
+    for arrays in (fig1, fig4):
+        r1, r2 = np.random.default_rng(8), np.random.default_rng(8)
+        for _ in range(60):
+            seed, size = int(r2.integers(arrays.n_tables)), int(r2.integers(1, arrays.n_tables + 2))
+            r1.integers(arrays.n_tables), r1.integers(1, arrays.n_tables + 2)
+            assert expand_centrality(arrays, seed, size, alpha, r1) == expand_centrality_reference(arrays, seed, size, alpha, r2)
+            assert r1.random() == r2.random()
+
+
+def test_pairwise_sum_is_numpys():
+    from raylake.learn.trajectories import _pairwise_sum
+
+    rng = np.random.default_rng(0)
+    for n in [*range(1, 300), 1000, 9000]:
+        x = rng.random(n) * rng.choice([1e-3, 1.0, 1e3], n)
+        assert _pairwise_sum(x, 0, n) == x.sum()
