@@ -58,7 +58,7 @@ def main(argv=None) -> int:
             return 2
     res = merge(parts)
     with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump(res, fh, indent=1)
+        json.dump(res, fh, separators=(",", ":"))  # compact: the predictions of 1,701 questions are large
     md, png = report.write(res, args.report_dir, os.path.splitext(os.path.basename(args.out))[0])
     print(report.markdown(res))
     print(f"wrote {args.out}, {md}, {png}", file=sys.stderr)
