@@ -126,19 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_inspect)
 
+    # each stage's commands live beside it (``register(subparsers)``)
+    from raylake.intent.cli import register as register_intent
+    from raylake.learn.cli import register as register_learn
     from raylake.llm.cli import register as register_llm
     from raylake.search.cli import register as register_ask
     from raylake.serve.cli import register as register_serve
 
-    register_ask(sub)
-    from raylake.intent.cli import register as register_intent
-
-    register_intent(sub)
-    register_llm(sub)
-    register_serve(sub)
-    from raylake.learn.cli import register as register_learn
-
-    register_learn(sub)
+    for register in (register_ask, register_intent, register_serve, register_learn, register_llm):
+        register(sub)
     return p
 
 

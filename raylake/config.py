@@ -64,7 +64,7 @@ class SearchConfig:
     beam: int = 4  # B: beam width (8 measured no better on the tuning questions, and 2–3× slower)
     top_k: int = 5  # K: anchors per intent atom
     hops: int = 2  # h: admissibility radius from an atom's anchors
-    min_gain: float = 0.05  # λ: a table must raise IGMS U by this much to be added (plans maximise U − λ·|Φ|)
+    min_gain: float = 0.05  # λ: a table (with its shards) must raise IGMS U by this much; plans maximise U − λ·(shard clusters)
     screen: int = 4  # per prefix, only the screen·B actions with the best batched table-unit gain are evaluated exactly
     supported: float = 0.5  # an atom whose best support ψ in the plan reaches this is supported
     max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
