@@ -51,7 +51,6 @@ class _Prefix:
     links: list[tuple[int, int, float]]  # (cluster, parent cluster, join score) in the plan tree
     covered: np.ndarray  # best support per atom so far
     rows: list = field(default_factory=list)  # unit rows of M, in insertion order
-    done: bool = False
     score: float = 0.0  # U − λ·|Φ|
     tables: set = field(default_factory=set)
 
@@ -83,7 +82,7 @@ class BeamSearch:
         return _Prefix([], [], IGMSState(self.sup.a, self.igms.sigma0_sq, capacity=2 * self.cfg.budget + 4), [], [], [], np.zeros(self.sup.a))
 
     def _copy(self, p: _Prefix) -> _Prefix:
-        return _Prefix(list(p.clusters), list(p.steps), p.state.copy(), list(p.colsets), list(p.tree_sup), list(p.links), p.covered.copy(), list(p.rows), False, p.score, set(p.tables))
+        return _Prefix(list(p.clusters), list(p.steps), p.state.copy(), list(p.colsets), list(p.tree_sup), list(p.links), p.covered.copy(), list(p.rows), p.score, set(p.tables))
 
     def _add_unit(self, p: _Prefix, row: np.ndarray, colset: frozenset) -> float:
         c = np.array([jaccard(colset, cs) for cs in p.colsets]) if p.colsets else None
@@ -262,7 +261,7 @@ class BeamSearch:
         for _depth in range(self.cfg.budget):
             children: dict[frozenset, _Prefix] = {}
             for p in beam:
-                best_here = None
+                extended = False
                 actions = self._actions(p)
                 keep = self.cfg.screen * self.cfg.beam
                 if len(actions) > keep:
@@ -277,9 +276,8 @@ class BeamSearch:
                     key = frozenset(q.tables)
                     if key not in children or children[key].score < q.score:
                         children[key] = q
-                    best_here = True
-                if not best_here:
-                    p.done = True
+                    extended = True
+                if not extended:  # final: no action pays λ
                     pool.append(p)
             if not children:
                 break
