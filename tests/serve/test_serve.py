@@ -7,6 +7,7 @@ appears later. Serve is shut down at the end so other test modules get their CPU
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import socket
@@ -72,6 +73,18 @@ def ask(url, body, headers=H, **kw):
     return requests.post(url + "/ask", data=data, headers={**headers, "Content-Type": "application/json"}, timeout=60, **kw)
 
 
+def _close(a, b) -> bool:
+    """Equal, but floats to 1e-4 relative: a batch embeds a replica's atoms in one call, and a
+    batched matmul sums in another order than a single one (last-bit differences)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-6)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def test_ask_equals_engine_answer(served, engine):
     r = ask(served["url"], {"question": Q})
     assert r.status_code == 200, r.text
@@ -81,7 +94,8 @@ def test_ask_equals_engine_answer(served, engine):
     assert set(got["timings_ms"]) == set(want["timings_ms"])
     for k in want:
         if k != "timings_ms":
-            assert got[k] == want[k], k
+            assert _close(got[k], want[k]), k
+    assert [t["table"] for t in got["tables"]] == [t["table"] for t in want["tables"]]
     assert got["tables"], "the example lake answers this question"
     assert r.headers["X-Raylake-Replica"]
 
