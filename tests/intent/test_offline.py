@@ -66,3 +66,21 @@ def test_question_matching_nothing_still_gives_a_valid_graph(extractor):
     g = extractor.extract("zzzz qqqq")
     g.validate()
     assert len(g.trees) == 1
+
+
+def test_closeness_follows_join_paths(extractor):
+    idx = extractor.index
+    player, club = idx.paths.index("sports/player.csv"), idx.paths.index("sports/club.csv")
+    near = extractor._near(player)
+    assert near[player] == 1.0
+    assert 0.0 < near[club] < 1.0  # one Club_ID join link away
+    assert near[idx.paths.index("misc/weather.csv")] < near[club]  # no key in common
+
+
+def test_joint_choice_prefers_a_connected_set(extractor):
+    idx = extractor.index
+    player, club, weather = (idx.paths.index(p) for p in ("sports/player.csv", "sports/club.csv", "misc/weather.csv"))
+    # entity 0 is torn between an unrelated table and the club; entity 1 is the player
+    for first in (weather, club):
+        ranked = [sorted([(weather, 1.0), (club, 1.0)], key=lambda x: x[0] != first), [(player, 1.0)]]
+        assert extractor._choose(ranked) == {0: club, 1: player}
