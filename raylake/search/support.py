@@ -9,7 +9,8 @@ signals the cosine misses (our choice, documented here because the paper leaves 
 
 - entity u vs table x: max of the lemma of u naming the table (its key prefix, e.g.
   ``Festival_ID``; :class:`~raylake.intent.lexicon.Lexicon`), the cosine with the table text,
-  and 0.85 × the best column match;
+  and 0.85 × the best column match; the table the extractor chose for u's tree (jointly with
+  the other entities, in its evidence) gets ``IGMSConfig.intent_tables``;
 - attribute u vs column x: max of IDF-weighted header-token overlap, the rescaled cosine
   with the header embedding, and 0.9 × that with the header+sample embedding;
 - value u vs column x: 1 when the normalised value is in the column (value index); 0.6 for
@@ -85,6 +86,9 @@ class Support:
             if at.kind == "entity":
                 named = self._entity_naming(at.text)
                 self.tab_s[i] = np.maximum.reduce([named, rescale(tcos[k]), 0.85 * best_col])
+                chosen = self._chosen_table(at.tree)
+                if chosen is not None and self.cfg.intent_tables > 0:
+                    self.tab_s[i, chosen] = max(self.tab_s[i, chosen], self.cfg.intent_tables)
             else:
                 self.tab_s[i] = best_col
         beta, s0 = self.cfg.beta, self.cfg.cos0
@@ -134,6 +138,14 @@ class Support:
         if hits is not None:
             s[hits] = 1.0
         return s
+
+    def _chosen_table(self, tree_id: str) -> int | None:
+        """The table the extractor chose for a tree (its evidence), if it names one of ours."""
+        for t in self.intent.trees:
+            if t.tree_id == tree_id:
+                tables = (t.evidence or {}).get("tables") or []
+                return self.index.path_id.get(tables[0]) if tables else None
+        return None
 
     def _entity_naming(self, text: str) -> np.ndarray:
         out = np.zeros(self.index.n_tables)
