@@ -37,7 +37,7 @@ def _engine(args):
 
     if args.model_dir and not os.path.isdir(args.model_dir):
         raise RaylakeError(f"--model-dir {args.model_dir}: no such folder (train one with `raylake train`)")
-    extractor = None
+    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors)
     if not args.offline:
         from raylake.llm import LLMClient
 
@@ -45,11 +45,7 @@ def _engine(args):
         if client.available:
             from raylake.intent.llm import LLMExtractor
 
-            extractor = "llm", client, LLMExtractor
-    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors)
-    if extractor:
-        _, client, cls = extractor
-        eng.extractor = cls(client, fallback=eng.offline.extract)
+            eng.extractor = LLMExtractor(client, fallback=eng.offline.extract)
     return eng
 
 
