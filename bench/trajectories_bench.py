@@ -79,8 +79,8 @@ def main() -> None:
         "cpu_ms_per_trajectory": best["cpu_ms_per_trajectory"],
         "wall_speedup_vs_1_worker": round(best["trajectories_per_s"] / one["trajectories_per_s"], 2),
         "load_avg_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(),
-        "note": "shared 2-core machine; other agents were running (see load_avg_1m per run): the CPU rate is "
-                "workers x trajectories / task CPU seconds, the rate with the cores to ourselves",
+        "note": "the CPU rate is workers x trajectories / task CPU seconds (the wall rate with the cores to "
+                "ourselves); compare load_avg_1m per run with cpus to see whether the machine was shared",
     }
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
