@@ -41,7 +41,9 @@ class LakeGraph:
     join: list[dict[int, list[JoinLink]]]  # t -> neighbour -> links (best first)
     union: list[dict[int, UnionLink]]  # t -> neighbour -> link
     shard_of: np.ndarray = field(default=None)  # (T,) shard-cluster id of each table
-    shard_score: float = 0.7  # union links at least this strong and ...
+    # union links at least this strong (the index keeps ≥ 0.62) and ...; 0.62 rather than 0.7 lets
+    # fully re-spelled shards (GRAFT Fig. 1) cluster; Spider retrieval unchanged (300 q: F1 0.415)
+    shard_score: float = 0.62
     max_copy_overlap: float = 0.5  # ... with less row overlap than this are shard links
 
     @classmethod

@@ -21,6 +21,7 @@ class ColumnArrays:
     name_key_hint: np.ndarray  # (C,) bool
     vmin: np.ndarray  # (C,) float64, NaN unless numeric
     vmax: np.ndarray  # (C,) float64, NaN unless numeric
+    sample: np.ndarray  # (C,) object: tuple of up to a few distinct values as written
 
     @classmethod
     def from_records(cls, table_ids, records: list[dict]) -> "ColumnArrays":
@@ -47,6 +48,7 @@ class ColumnArrays:
             name_key_hint=arr("name_key_hint", bool),
             vmin=vmin,
             vmax=vmax,
+            sample=np.array([tuple(r.get("sample") or ()) for r in records] + [None], dtype=object)[:-1],
         )
 
     def __len__(self) -> int:

@@ -6,15 +6,28 @@ pair comes from any of: shared spelling-free header names, nearest tables by con
 embedding, or MinHash-LSH column collisions between the two tables. The pair is then
 aligned (Starmie-style bipartite matching, here exact with the Hungarian algorithm) on
 
-    S[i, j] = compat(type_i, type_j) · (½·name(i, j) + ½·content(i, j))
-    name    = max(1[same spelling-free name], token-Jaccard, rescaled header cosine)
-    content = max(MinHash Jaccard of values rescaled, rescaled header+sample cosine)
+    S[i, j]  = compat(type_i, type_j) · max(½·name(i, j) + ½·content(i, j), 0.8·overlap(i, j))
+    name     = max(1[same spelling-free name], token-Jaccard, rescaled header cosine)
+    overlap  = MinHash Jaccard of the value sets, rescaled (≥ 0.5 counts fully)
+    content  = max(overlap, rescaled header+sample cosine, format(i, j), value tokens(i, j))
 
 and scored ``Σ matched S / max(|A|, |B|)``: a table that matches only part of another's
 columns does not union with it. ``row_overlap`` (value Jaccard of the most key-like aligned
 column) tells row-disjoint shards (≈ 0) from copies of one table (≈ 1).
+
+Shards whose headers were re-spelled entirely (GRAFT Fig. 1: ``UnivID, InstructorID, Role``
+against ``SchoolCode, EmployeeID, Position``) and whose rows are disjoint share neither names
+nor key values. For them the content evidence of D3L (Bogatu et al., ICDE 2020) decides:
+*format* — the Jaccard of the value shapes (a letter → ``A``, a digit → ``9``) of two code
+columns, so ``I101`` and ``I102`` agree although no value does — and *value tokens* — the
+Jaccard of the words in the sampled values (``Professor`` / ``Assistant Professor``). A
+text column pair whose value sets overlap strongly aligns on that alone (the ``0.8·overlap``
+term, text only: small integer ids overlap by accident): ``UnivID`` and ``SchoolCode`` hold
+the same university codes under unrelated names.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -25,6 +38,8 @@ from raylake.index.joins import token_jaccard, type_compatible
 from raylake.kernels.minhash import jaccard
 
 _CHUNK = 1 << 16  # LSH pairs whose Jaccard is computed at a time
+_CODE = re.compile(r"^[A-Za-z0-9._:/#-]+$")
+_WORD = re.compile(r"[a-z]{2,}")
 
 
 def candidate_table_pairs(
@@ -68,7 +83,7 @@ def candidate_table_pairs(
         sims, nbrs = index.search(np.ascontiguousarray(table_emb[q], np.float32), min(cfg.union_neighbours + 1, n_tables))
         for row, t in enumerate(q):
             for s, u in zip(sims[row], nbrs[row]):
-                if u >= 0 and u != t and s >= 0.75:
+                if u >= 0 and u != t and s >= 0.70:
                     pairs.append((min(t, u), max(t, u)))
     # 3. value collisions: tables with several LSH-colliding column pairs of real overlap
     if len(lsh_pairs):
@@ -121,11 +136,18 @@ def align(
     has = (cols.n_distinct[ca][:, None] > 0) & (cols.n_distinct[cb][None, :] > 0)
     jac = np.where(has, jaccard(sigs[ca][:, None, :], sigs[cb][None, :, :]), 0.0)
     scos = np.clip((emb_sample[ca] @ emb_sample[cb].T - 0.35) / 0.55, 0.0, 1.0)
-    content = np.maximum(np.clip(jac / 0.5, 0.0, 1.0), scos)
+    overlap = np.clip(jac / 0.5, 0.0, 1.0)
+    fmt = _set_jaccard([value_shapes(cols.sample[i]) for i in ca], [value_shapes(cols.sample[j]) for j in cb])
+    vtok = _set_jaccard([value_tokens(cols.sample[i], cols.dtype[i]) for i in ca], [value_tokens(cols.sample[j], cols.dtype[j]) for j in cb])
+    content = np.maximum.reduce([overlap, scos, fmt, np.clip(vtok / 0.5, 0.0, 1.0)])
     # header-only tables have no content to compare: judge them by name alone
     no_rows = (cols.n_rows[ca][:, None] == 0) | (cols.n_rows[cb][None, :] == 0)
     content = np.where(no_rows, name, content)
-    sim = tc * (0.5 * name + 0.5 * content)
+    # small integer ranges overlap by accident (1..N ids of unrelated tables): only text values
+    # are evidence enough on their own
+    text = (cols.dtype[ca][:, None] == "text") & (cols.dtype[cb][None, :] == "text")
+    overlap = np.where(no_rows | ~text, 0.0, overlap)
+    sim = tc * np.maximum(0.5 * name + 0.5 * content, 0.8 * overlap)
     r, c = linear_sum_assignment(-sim)
     matches = [(int(ca[i]), int(cb[j]), float(sim[i, j])) for i, j in zip(r, c) if sim[i, j] >= 0.3]
     score = sum(m[2] for m in matches) / max(len(ca), len(cb))
@@ -136,6 +158,37 @@ def align(
         i, j, _ = matches[best]
         overlap = float(jaccard(sigs[i], sigs[j])) if cols.n_distinct[i] and cols.n_distinct[j] else 0.0
     return float(score), matches, overlap
+
+
+def value_shapes(sample) -> frozenset | None:
+    """Shapes of code-like values (``I101`` → ``A999``); None unless every sampled value is a
+    code: one token of letters and digits (both present), optionally with ``._:/#-``."""
+    shapes = set()
+    for v in sample:
+        v = str(v).strip()
+        if not _CODE.match(v) or not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
+            return None
+        shapes.add("".join("9" if c.isdigit() else "A" if c.isalpha() else c for c in v))
+    return frozenset(shapes) or None
+
+
+def value_tokens(sample, dtype: str) -> frozenset | None:
+    """Lower-cased words (two letters or more) of a text column's sampled values."""
+    if dtype != "text":
+        return None
+    words = {w for v in sample for w in _WORD.findall(str(v).lower())}
+    return frozenset(words) or None
+
+
+def _set_jaccard(a: list, b: list) -> np.ndarray:
+    out = np.zeros((len(a), len(b)))
+    for i, x in enumerate(a):
+        if x is None:
+            continue
+        for j, y in enumerate(b):
+            if y is not None:
+                out[i, j] = len(x & y) / len(x | y)
+    return out
 
 
 def find_unions(

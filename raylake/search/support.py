@@ -243,7 +243,27 @@ class Support:
         return row * self.scale
 
     def colset(self, tables: list[int]) -> frozenset:
-        return frozenset(self.names[np.concatenate([self.index.table_columns[t] for t in tables])].tolist())
+        """Column identities of a cluster, for ColJac: a shard's column aligned by a union edge
+        counts under the name of the column it maps to, so re-spelled shards (``EmployeeID`` →
+        ``InstructorID``) add no phantom columns to the cluster's set."""
+        if len(tables) == 1:
+            return frozenset(self.names[self.index.table_columns[tables[0]]].tolist())
+        raw = self.index.columns["name"]
+        canon = {tables[0]: {raw[c]: self.names[c] for c in self.index.table_columns[tables[0]]}}
+        todo, union = [tables[0]], self.index.graph.union
+        while todo:  # breadth-first over the cluster's union links, from its first table
+            a = todo.pop(0)
+            for t in tables:
+                link = union[t].get(a)
+                if t in canon or link is None:
+                    continue
+                canon[t] = {raw[c]: canon[a].get(link.mapping.get(raw[c]), self.names[c]) for c in self.index.table_columns[t]}
+                todo.append(t)
+        names = {n for m in canon.values() for n in m.values()}
+        for t in tables:  # members without a union link to the others keep their own names
+            if t not in canon:
+                names.update(self.names[self.index.table_columns[t]].tolist())
+        return frozenset(names)
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:

@@ -82,6 +82,30 @@ def test_reordered_respelled_shards_are_a_union_edge_with_the_right_mapping(exam
     assert e["score"] >= idx.manifest["params"]["union_threshold"]
 
 
+def test_fully_respelled_row_disjoint_shards_align_by_content(example_index):
+    """GRAFT Fig. 1: no shared header and no shared instructor id; codes' format, the shared
+    university codes and the role words align them."""
+    idx = LakeIndex(example_index)
+    a, b = "universities/professors.csv", "universities/lecturers.csv"
+    unions = [e for e in idx.edges if e["kind"] == "union" and {e["src_table"], e["dst_table"]} == {a, b}]
+    assert len(unions) == 1
+    e = unions[0]
+    truth = {"UnivID": "SchoolCode", "InstructorID": "EmployeeID", "Role": "Position"}
+    assert json.loads(e["mapping"]) == (truth if e["src_table"] == a else {v: k for k, v in truth.items()})
+    assert e["row_overlap"] < 0.1  # shards, not copies
+
+
+def test_value_shapes_and_tokens():
+    from raylake.index.unions import value_shapes, value_tokens
+
+    assert value_shapes(["I101", "I103"]) == {"A999"}
+    assert value_shapes(["AB-12", "C7"]) == {"AA-99", "A9"}
+    assert value_shapes(["Computer Science", "I101"]) is None  # not every value is a code
+    assert value_shapes(["101", "102"]) is None  # plain numbers are not codes
+    assert value_tokens(["Assistant Professor", "Lecturer"], "text") == {"assistant", "professor", "lecturer"}
+    assert value_tokens(["1", "2"], "int") is None
+
+
 def test_foreign_key_is_a_join_edge_from_fk_to_key(example_index):
     idx = LakeIndex(example_index)
     fk = [e for e in idx.edges if e["kind"] == "join" and e["src_table"] == "sports/player.csv" and e["src_column"] == "Club_ID"

@@ -42,7 +42,6 @@ def test_fig4_plan_has_the_bridge_and_both_shards(engine):
     assert any(c.endswith("Club_Name") for c in fused["columns"]) and "_provenance" in fused["columns"]
 
 
-@pytest.mark.xfail(strict=True, reason="professors/lecturers share no header and no instructor id: the union edge is not found yet")
 def test_fig1_plan_has_the_bridge_and_both_shards(engine):
     roles = _roles(engine.ask(FIG1))
     assert {"universities/universities.csv", "universities/professors.csv", "universities/lecturers.csv",

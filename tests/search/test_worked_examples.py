@@ -1,9 +1,15 @@
 """GRAFT's worked examples (Fig. 1 and Fig. 4) as IGMS plans on the example lake.
 
 The full plan — bridge and every shard — must score above each plan that drops the bridge
-or one shard, and above each plan that swaps one of them for any other table of the lake.
-The intent graphs are the paper's (Fig. 2 and the last Appendix A example), written by hand
-so the test measures the reward, not the extractor.
+or one shard, and above each plan that swaps one of them for any other table of the lake,
+and Algorithm 3 must return it. The intent graphs are the paper's (Fig. 2 and the last
+Appendix A example), written by hand so the test measures the reward, not the extractor.
+
+One claim of the paper does not hold for Eq. 6 as specified and is pinned as a strict xfail:
+Fig. 1's second shard (lecturers) does not raise U. Its re-spelled columns support the atoms
+barely more than professors' already do, and with Jaccard-correlated noise U is not monotone
+(see :mod:`raylake.reward.igms`), so U falls by 0.005 when it joins the cluster. The search
+still returns it: a shard cluster enters a plan whole, as one logical table (Sec. 3.1).
 """
 from __future__ import annotations
 
@@ -46,7 +52,7 @@ FIG4 = {  # "What is the average points of players from the club with name 'AIB'
 }
 U = "universities/"
 FIG1_PLAN = [U + "universities.csv", U + "professors.csv", U + "lecturers.csv", U + "instructors.csv", U + "departments.csv"]
-FIG1_NEEDED = {U + "professors.csv": "shard", U + "lecturers.csv": "shard", U + "instructors.csv": "bridge"}
+FIG1_NEEDED = {U + "professors.csv": "shard", U + "instructors.csv": "bridge"}  # lecturers: see the xfail
 S = "sports/"
 FIG4_PLAN = [S + "club.csv", S + "player.csv", S + "points_2019.csv", S + "points_2020.csv"]
 FIG4_NEEDED = {S + "player.csv": "bridge", S + "points_2019.csv": "shard", S + "points_2020.csv": "shard"}
@@ -84,12 +90,8 @@ def plan_value(index, intent: dict, paths: list[str]) -> float:
     return p.value
 
 
-FIG1_GAP = ("the index finds no union edge between professors and lecturers (no shared header, disjoint "
-            "instructor ids), so lecturers joins through a weak edge and re-routes the instructors join")
-
-
 @pytest.mark.parametrize("intent, plan, needed", [
-    pytest.param(FIG2, FIG1_PLAN, FIG1_NEEDED, id="fig1", marks=pytest.mark.xfail(strict=True, reason=FIG1_GAP)),
+    pytest.param(FIG2, FIG1_PLAN, FIG1_NEEDED, id="fig1"),
     pytest.param(FIG4, FIG4_PLAN, FIG4_NEEDED, id="fig4"),
 ])
 def test_full_plan_beats_dropping_or_swapping_the_bridge_or_a_shard(index, intent, plan, needed):
@@ -102,3 +104,17 @@ def test_full_plan_beats_dropping_or_swapping_the_bridge_or_a_shard(index, inten
         for other in others:
             swapped = [other if p == table else p for p in plan]
             assert plan_value(index, intent, swapped) < full, f"swapping the {role} {table} for {other}"
+
+
+@pytest.mark.parametrize("intent, plan", [(FIG2, FIG1_PLAN), (FIG4, FIG4_PLAN)], ids=["fig1", "fig4"])
+def test_algorithm3_returns_the_full_plan(index, intent, plan):
+    sup = Support(index, Lexicon(index), IntentGraph.from_json(intent), IGMSConfig())
+    found = BeamSearch(index.graph, sup, SearchConfig(), IGMSConfig()).run()
+    assert set(plan) <= {index.paths[t] for t in found.tables}
+
+
+@pytest.mark.xfail(strict=True, reason="Eq. 6 is not monotone under correlated noise: lecturers adds almost no "
+                   "atom support beyond professors, and U falls when it joins the cluster (module docstring)")
+def test_fig1_second_shard_raises_u(index):
+    full = plan_value(index, FIG2, FIG1_PLAN)
+    assert plan_value(index, FIG2, [p for p in FIG1_PLAN if p != U + "lecturers.csv"]) < full
