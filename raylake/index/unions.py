@@ -6,10 +6,10 @@ pair comes from any of: shared spelling-free header names, nearest tables by con
 embedding, or MinHash-LSH column collisions between the two tables. The pair is then
 aligned (Starmie-style bipartite matching, here exact with the Hungarian algorithm) on
 
-    S[i, j]  = compat(type_i, type_j) · max(½·name(i, j) + ½·content(i, j), 0.8·overlap(i, j))
+    S[i, j]  = compat(type_i, type_j) · max(½·name(i, j) + ½·content(i, j), 0.8·shared(i, j))
     name     = max(1[same spelling-free name], token-Jaccard, rescaled header cosine)
-    overlap  = MinHash Jaccard of the value sets, rescaled (≥ 0.5 counts fully)
-    content  = max(overlap, rescaled header+sample cosine, format(i, j), value tokens(i, j))
+    shared   = MinHash Jaccard of the value sets, rescaled (≥ 0.5 counts fully)
+    content  = max(shared, rescaled header+sample cosine, format(i, j), value tokens(i, j))
 
 and scored ``Σ matched S / max(|A|, |B|)``: a table that matches only part of another's
 columns does not union with it. ``row_overlap`` (value Jaccard of the most key-like aligned
@@ -21,7 +21,7 @@ nor key values. For them the content evidence of D3L (Bogatu et al., ICDE 2020) 
 *format* — the Jaccard of the value shapes (a letter → ``A``, a digit → ``9``) of two code
 columns, so ``I101`` and ``I102`` agree although no value does — and *value tokens* — the
 Jaccard of the words in the sampled values (``Professor`` / ``Assistant Professor``). A
-text column pair whose value sets overlap strongly aligns on that alone (the ``0.8·overlap``
+text column pair whose value sets overlap strongly aligns on that alone (the ``0.8·shared``
 term, text only: small integer ids overlap by accident): ``UnivID`` and ``SchoolCode`` hold
 the same university codes under unrelated names.
 """
@@ -136,18 +136,18 @@ def align(
     has = (cols.n_distinct[ca][:, None] > 0) & (cols.n_distinct[cb][None, :] > 0)
     jac = np.where(has, jaccard(sigs[ca][:, None, :], sigs[cb][None, :, :]), 0.0)
     scos = np.clip((emb_sample[ca] @ emb_sample[cb].T - 0.35) / 0.55, 0.0, 1.0)
-    overlap = np.clip(jac / 0.5, 0.0, 1.0)
+    shared = np.clip(jac / 0.5, 0.0, 1.0)
     fmt = _set_jaccard([value_shapes(cols.sample[i]) for i in ca], [value_shapes(cols.sample[j]) for j in cb])
     vtok = _set_jaccard([value_tokens(cols.sample[i], cols.dtype[i]) for i in ca], [value_tokens(cols.sample[j], cols.dtype[j]) for j in cb])
-    content = np.maximum.reduce([overlap, scos, fmt, np.clip(vtok / 0.5, 0.0, 1.0)])
+    content = np.maximum.reduce([shared, scos, fmt, np.clip(vtok / 0.5, 0.0, 1.0)])
     # header-only tables have no content to compare: judge them by name alone
     no_rows = (cols.n_rows[ca][:, None] == 0) | (cols.n_rows[cb][None, :] == 0)
     content = np.where(no_rows, name, content)
     # small integer ranges overlap by accident (1..N ids of unrelated tables): only text values
     # are evidence enough on their own
     text = (cols.dtype[ca][:, None] == "text") & (cols.dtype[cb][None, :] == "text")
-    overlap = np.where(no_rows | ~text, 0.0, overlap)
-    sim = tc * np.maximum(0.5 * name + 0.5 * content, 0.8 * overlap)
+    shared = np.where(no_rows | ~text, 0.0, shared)
+    sim = tc * np.maximum(0.5 * name + 0.5 * content, 0.8 * shared)
     r, c = linear_sum_assignment(-sim)
     matches = [(int(ca[i]), int(cb[j]), float(sim[i, j])) for i, j in zip(r, c) if sim[i, j] >= 0.3]
     score = sum(m[2] for m in matches) / max(len(ca), len(cb))
