@@ -54,7 +54,7 @@ def main() -> None:
         print(json.dumps(runs[-1]), flush=True)
     result = {"bench": "train", "index_dir": args.index_dir, "runs": runs, "load_avg_1m": round(os.getloadavg()[0], 1),
               "paper_mape": {"centrality": 8.4, "anchor_only": 13.5, "uniform": 18.2},
-              "note": "shared 2-core machine; other agents were running (see load_avg_1m)"}
+              "note": "compare load_avg_1m with the machine's cores to see whether it was shared"}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
