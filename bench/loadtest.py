@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     out_path = args.out or os.path.join(ROOT, "bench", "results", "loadtest_quick.json" if args.quick else "loadtest.json")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     result = {"machine": machine(), "commit": commit, "mode": "quick" if args.quick else "full", "replicas": args.replicas,
-              "note": "2-core machine shared with other agents' jobs; latencies are noisy, compare within one run", "lakes": {}}
+              "note": "2 cores; compare load_avg_1m_at_start with them to see whether the machine was shared; compare within one run", "lakes": {}}
     svc = Service()
     try:
         if args.quick:

@@ -25,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--exact-cap-s", type=float, default=20.0, help="exact: wall-clock safety cap per question and budget")
     p.add_argument("--jar-node-limit", type=int, default=500, help="jar: branch-and-bound nodes per MIP (deterministic cap)")
     p.add_argument("--jar-time-limit-s", type=float, default=20.0, help="jar: MIP wall-clock safety limit")
+    p.add_argument("--model-dir", default=None, help="raylake_q: a value-network checkpoint written by `raylake train`")
     p.add_argument("--report-dir", default=RESULTS, help="where the markdown table and plot go")
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads for query embedding (1: on a shared 2-core host more threads spin and run ~15x slower)")
@@ -76,7 +77,8 @@ def _main(args) -> int:
         keep = set(harness.seeded_order(questions, args.seed)[: args.limit])
         questions = [q for i, q in enumerate(questions) if i in keep]
     params = {"exact": {"max_expansions": args.exact_max_expansions, "time_cap_s": args.exact_cap_s},
-              "jar": {"node_limit": args.jar_node_limit, "time_limit_s": args.jar_time_limit_s}}
+              "jar": {"node_limit": args.jar_node_limit, "time_limit_s": args.jar_time_limit_s},
+              "raylake_q": {"model_dir": args.model_dir}}
     try:
         from raylake.index import store
 

@@ -40,8 +40,10 @@ def method_class(name: str):
         from bench.retrieval.exact import Exact as cls
     elif name == "raylake":
         from bench.retrieval.raylake_ask import Raylake as cls
+    elif name == "raylake_q":  # not in 'all': it needs a trained model
+        from bench.retrieval.raylake_ask import RaylakeQ as cls
     else:
-        raise RaylakeError(f"unknown method {name!r}; choose from {', '.join(METHODS)} or 'all'")
+        raise RaylakeError(f"unknown method {name!r}; choose from {', '.join(METHODS)}, raylake_q or 'all'")
     return cls
 
 

@@ -176,9 +176,9 @@ def test_cli_slice_all_methods_at_L10(example_index, example_lake, tmp_path):
 def test_cli_bad_input_is_one_line(tmp_path, example_lake, example_index):
     env = dict(os.environ, PYTHONPATH=ROOT)
 
-    def cli(index_dir, questions):
+    def cli(index_dir, questions, *extra):
         cmd = [sys.executable, "-m", "bench.retrieval", "--lake", example_lake, "--index-dir", index_dir,
-               "--questions", questions, "--out", str(tmp_path / "x.json"), "--report-dir", str(tmp_path)]
+               "--questions", questions, "--out", str(tmp_path / "x.json"), "--report-dir", str(tmp_path), *extra]
         return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
     proc = cli(str(tmp_path / "none"), QUESTIONS)
@@ -186,3 +186,5 @@ def test_cli_bad_input_is_one_line(tmp_path, example_lake, example_index):
     assert proc.stderr.strip().count("\n") == 0
     proc = cli(example_index, str(tmp_path / "missing.jsonl"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+    proc = cli(example_index, QUESTIONS, "--methods", "raylake_q", "--limit", "2")
+    assert proc.returncode == 2 and "--model-dir" in proc.stderr and "Traceback" not in proc.stderr
