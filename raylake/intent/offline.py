@@ -350,7 +350,9 @@ class OfflineExtractor:
         if row is None:
             if self._costs is None:
                 self._costs = _cost_matrix(self.index.graph, self.min_join)
-            d = dijkstra(self._costs, directed=False, indices=t, limit=self.max_cost)
+            # the cost matrix is symmetric, so directed=True is the undirected distance without
+            # scipy re-symmetrising the whole matrix on every call
+            d = dijkstra(self._costs, directed=True, indices=t, limit=self.max_cost)
             row = np.where(np.isfinite(d), np.exp(-d / self.near_scale), 0.0).astype(np.float32)
             self._near_cache[t] = row
         return row
@@ -373,11 +375,16 @@ class OfflineExtractor:
         for b, w in ctx:
             top_b = sorted(b.items(), key=lambda x: (-x[1], x[0]))[: self.top_k * 2]
             arrays.append((np.asarray([u for u, _ in top_b]), np.asarray([v for _, v in top_b], np.float32), w))
-        scored = {}
-        for t, base in cand.items():
-            near = self._near(t)
-            bonus = sum(w * float(np.max(v * near[u])) for u, v, w in arrays)
-            scored[t] = base + min(self.max_context, self.near_context * bonus)
+        if not cand:
+            return []
+        # closeness is symmetric: one Dijkstra per context table rather than per candidate (a
+        # name such as 'park' has hundreds of candidate tables in a 10,000-table lake)
+        ts = np.fromiter(cand, np.int64, len(cand))
+        bonus = np.zeros(len(ts))
+        for u, v, w in arrays:
+            near = np.stack([self._near(int(x))[ts] for x in u])  # (|u|, |candidates|)
+            bonus += w * (v[:, None] * near).max(axis=0)
+        scored = {int(t): cand[int(t)] + min(self.max_context, self.near_context * float(b)) for t, b in zip(ts, bonus)}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
     def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = ()) -> dict[int, int]:
@@ -724,7 +731,8 @@ def _cost_matrix(graph, min_join: float) -> csr_matrix:
             if graph.is_shard_link(link):
                 rows.append(t), cols.append(u), data.append(1e-6)
     n = graph.n_tables
-    return csr_matrix((np.asarray(data, np.float64), (np.asarray(rows), np.asarray(cols))), shape=(n, n))
+    m = csr_matrix((np.asarray(data, np.float64), (np.asarray(rows), np.asarray(cols))), shape=(n, n))
+    return m.maximum(m.T).tocsr()  # links are stored both ways; make the symmetry exact
 
 
 def _rescale(cos):

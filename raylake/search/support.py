@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 
 import numpy as np
 
@@ -106,6 +107,7 @@ class Support:
         self._tree_nodes = tree_nodes
         self._join_trees = [(at.index, self._tree_of(at.ends[0]), self._tree_of(at.ends[1])) for at in self.join_atoms]
         self._row_cache: dict[int, np.ndarray] = {}
+        self._colset_cache: dict[tuple, frozenset] = {}
         self.weights = self._specificity()
         self.scale = np.sqrt(self.weights) * self.cfg.prior_scale
         self.names = np.asarray(index.columns["norm_name"])
@@ -248,22 +250,25 @@ class Support:
         ``InstructorID``) add no phantom columns to the cluster's set."""
         if len(tables) == 1:
             return frozenset(self.names[self.index.table_columns[tables[0]]].tolist())
-        raw = self.index.columns["name"]
+        key = tuple(tables)
+        if key in self._colset_cache:
+            return self._colset_cache[key]
+        raw, members = self.index.columns["name"], set(tables)
         canon = {tables[0]: {raw[c]: self.names[c] for c in self.index.table_columns[tables[0]]}}
-        todo, union = [tables[0]], self.index.graph.union
+        todo, union = deque([tables[0]]), self.index.graph.union
         while todo:  # breadth-first over the cluster's union links, from its first table
-            a = todo.pop(0)
-            for t in tables:
-                link = union[t].get(a)
-                if t in canon or link is None:
-                    continue
-                canon[t] = {raw[c]: canon[a].get(link.mapping.get(raw[c]), self.names[c]) for c in self.index.table_columns[t]}
-                todo.append(t)
+            a = todo.popleft()
+            for t, link in union[a].items():  # link: column of a -> column of t
+                if t in members and t not in canon:
+                    back = {v: k for k, v in link.mapping.items()}
+                    canon[t] = {raw[c]: canon[a].get(back.get(raw[c]), self.names[c]) for c in self.index.table_columns[t]}
+                    todo.append(t)
         names = {n for m in canon.values() for n in m.values()}
         for t in tables:  # members without a union link to the others keep their own names
             if t not in canon:
                 names.update(self.names[self.index.table_columns[t]].tolist())
-        return frozenset(names)
+        self._colset_cache[key] = out = frozenset(names)
+        return out
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:
