@@ -8,7 +8,7 @@ workers (tasks in flight) and, at the largest worker count, a quarter of the cou
 recording the peak PSS of the driver and its Ray workers (bench.memory) — memory should not
 grow with the count (tasks write shards; nothing is gathered).
 
-Two rates per run, because the machine this runs on is shared: the **wall** rate
+Two rates per run, because the machine this runs on may be shared: the **wall** rate
 (trajectories over the generation stage's seconds, what a user sees) and the **CPU** rate
 (workers × trajectories over the CPU seconds the tasks used, shard writing included: the
 wall rate with the cores to ourselves). The load average is recorded beside each run.

@@ -51,7 +51,7 @@ class IGMSConfig:
     hops: int = 3  # h: longest χ_r-compatible path for an edge atom
     prior_scale: float = 1.0  # κ: θ_j ~ N(0, κ²·w_j); larger κ saturates U faster on repeated evidence (raylake.search.support)
     attach_discount: float = 1.0  # γ: a table unit's row is scaled by ω^γ, ω the score of the edge attaching it
-    intent_tables: float = 1.0  # s(entity, table) for the table the extractor chose jointly for the entity (0: text only; +0.008 F1 on 60 questions)
+    intent_tables: float = 1.0  # s(entity, table) for the table the extractor chose jointly for the entity (0: text only; bench.retrieval --limit 300 at L=10: F1 0.419, 0.424 at 0)
     type_gate: bool = True  # zero ψ when the atom's type and the evidence type disagree
     variant: str = "igms"  # igms | r1_linear | r2_no_redundancy | r3_no_coupling | r4_additive
     r1_w_rel: float = 1.0  # r1_linear: weight of relevance Σ_i max_j M[i, j] (raylake.reward.variants)

@@ -126,8 +126,15 @@ def align(
     sigs: np.ndarray,
     emb_header: np.ndarray,
     emb_sample: np.ndarray,
+    shapes: list | None = None,
+    vwords: list | None = None,
 ) -> tuple[float, list[tuple[int, int, float]], float]:
-    """Align columns ``ca`` of one table with ``cb`` of another: (score, matches, row_overlap)."""
+    """Align columns ``ca`` of one table with ``cb`` of another: (score, matches, row_overlap).
+
+    ``shapes`` / ``vwords``: :func:`value_shapes` / :func:`value_tokens` of every column, when
+    the caller aligns many pairs (computed here for ``ca`` and ``cb`` otherwise)."""
+    if shapes is None:
+        shapes, vwords = _value_evidence(cols, np.concatenate([ca, cb]))
     tc = type_compatible(cols.dtype[ca][:, None], cols.dtype[cb][None, :])
     same = (cols.norm_name[ca][:, None] == cols.norm_name[cb][None, :]).astype(float)
     tok = np.array([[token_jaccard(x, y) for y in cols.words[cb]] for x in cols.words[ca]])
@@ -137,8 +144,8 @@ def align(
     jac = np.where(has, jaccard(sigs[ca][:, None, :], sigs[cb][None, :, :]), 0.0)
     scos = np.clip((emb_sample[ca] @ emb_sample[cb].T - 0.35) / 0.55, 0.0, 1.0)
     shared = np.clip(jac / 0.5, 0.0, 1.0)
-    fmt = _set_jaccard([value_shapes(cols.sample[i]) for i in ca], [value_shapes(cols.sample[j]) for j in cb])
-    vtok = _set_jaccard([value_tokens(cols.sample[i], cols.dtype[i]) for i in ca], [value_tokens(cols.sample[j], cols.dtype[j]) for j in cb])
+    fmt = _set_jaccard([shapes[i] for i in ca], [shapes[j] for j in cb])
+    vtok = _set_jaccard([vwords[i] for i in ca], [vwords[j] for j in cb])
     content = np.maximum.reduce([shared, scos, fmt, np.clip(vtok / 0.5, 0.0, 1.0)])
     # header-only tables have no content to compare: judge them by name alone
     no_rows = (cols.n_rows[ca][:, None] == 0) | (cols.n_rows[cb][None, :] == 0)
@@ -180,6 +187,13 @@ def value_tokens(sample, dtype: str) -> frozenset | None:
     return frozenset(words) or None
 
 
+def _value_evidence(cols: ColumnArrays, which) -> tuple[dict, dict]:
+    """Value shapes and value words of the columns ``which``, keyed by column id."""
+    which = np.unique(which).tolist()
+    return ({c: value_shapes(cols.sample[c]) for c in which},
+            {c: value_tokens(cols.sample[c], cols.dtype[c]) for c in which})
+
+
 def _set_jaccard(a: list, b: list) -> np.ndarray:
     out = np.zeros((len(a), len(b)))
     for i, x in enumerate(a):
@@ -202,11 +216,13 @@ def find_unions(
 ) -> list[dict]:
     """Scored union edges over ``table_pairs`` that pass ``cfg.union_threshold``."""
     edges = []
+    # each column's value evidence once, not once per candidate pair it is in
+    shapes, vwords = _value_evidence(cols, np.concatenate([table_cols[t] for t in np.unique(table_pairs)] or [np.zeros(0, np.int64)]))
     for t, u in table_pairs:
         ca, cb = table_cols[t], table_cols[u]
         if min(len(ca), len(cb)) < 0.6 * max(len(ca), len(cb)):
             continue
-        score, matches, overlap = align(cols, ca, cb, sigs, emb_header, emb_sample)
+        score, matches, overlap = align(cols, ca, cb, sigs, emb_header, emb_sample, shapes, vwords)
         if score >= cfg.union_threshold:
             edges.append({"src": int(t), "dst": int(u), "score": score, "matches": matches, "row_overlap": overlap})
     return edges

@@ -18,8 +18,7 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    lake graph* (a mention counts for a table when a table close to it by join-path cost
    explains it, :meth:`OfflineExtractor._rank_tables`), then chosen jointly: the set with
    the best scores, the cheapest join tree between them and the most mentions explained
-   (:meth:`OfflineExtractor._choose`). Attribute columns near the chosen tables come first
-   (optionally, ``min_near_attr``, an attribute word no header near them says is dropped).
+   (:meth:`OfflineExtractor._choose`). Attribute columns near the chosen tables come first.
 4. **Joins** — entities are chained in question order (a question relates what it names);
    when the lake shows two named entities connect only through a table nobody named, a
    bridge tree for that table is inserted between them (Appendix A, rule 3).
@@ -32,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,7 +97,7 @@ class OfflineExtractor:
                  max_bridge_hops: int = 1, min_join: float = 0.3, coherence: float = 0.5, joint_context: float = 0.1,
                  joint_width: int = 6, max_joint: int = 3000, max_cost: float = 1.5,
                  near_context: float = 0.15, max_context: float = 0.45, near_scale: float = 0.15,
-                 near_cols: float = 0.4, min_near_attr: float = 0.0):
+                 near_cols: float = 0.4, near_cache: int = 4096):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -113,12 +113,9 @@ class OfflineExtractor:
         self.max_context = max_context  # cap of that context bonus (a table's own name counts most)
         self.near_scale = near_scale  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
         self.near_cols = near_cols  # weight of closeness to the chosen tables when ranking an attribute's columns
-        # an attribute needs a header this good × close to a chosen table; 0 (off) by default: at 0.3 it
-        # raised attribute F1 0.34 → 0.37 but lowered end-to-end retrieval F1 0.465 → 0.419 (the search
-        # uses every attribute word as evidence, filler or not)
-        self.min_near_attr = min_near_attr
+        self.near_cache = near_cache  # closeness rows kept (LRU): one float32 per lake table each
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
-        self._near_cache: dict[int, np.ndarray] = {}
+        self._near_cache: OrderedDict[int, np.ndarray] = OrderedDict()
         self.values = index.values
 
     # ------------------------------------------------------------------ public
@@ -345,9 +342,12 @@ class OfflineExtractor:
 
     def _near(self, t: int) -> np.ndarray:
         """closeness(t, ·) = exp(−cheapest join-path cost) over the lake graph (0 beyond
-        ``max_cost``; shards of one table at 1): one C Dijkstra per table, cached."""
+        ``max_cost``; shards of one table at 1): one C Dijkstra per table, the last
+        ``near_cache`` rows kept (a long-running service meets every table of a large lake)."""
         row = self._near_cache.get(t)
-        if row is None:
+        if row is not None:
+            self._near_cache.move_to_end(t)
+        else:
             if self._costs is None:
                 self._costs = _cost_matrix(self.index.graph, self.min_join)
             # the cost matrix is symmetric, so directed=True is the undirected distance without
@@ -355,10 +355,13 @@ class OfflineExtractor:
             d = dijkstra(self._costs, directed=True, indices=t, limit=self.max_cost)
             row = np.where(np.isfinite(d), np.exp(-d / self.near_scale), 0.0).astype(np.float32)
             self._near_cache[t] = row
+            if len(self._near_cache) > self.near_cache:
+                self._near_cache.popitem(last=False)
         return row
 
-    def _rank_tables(self, e: _Span, context: list[_Span], others: list[dict[int, float]] = ()) -> list[tuple[int, float]]:
-        """Candidate tables of an entity mention, best first: its own score (:meth:`_base_tables`)
+    def _rank_tables(self, e: _Span, cand: dict[int, float], context: list[_Span],
+                     others: list[dict[int, float]] = ()) -> list[tuple[int, float]]:
+        """Candidate tables ``cand`` of an entity mention, best first: its own score (:meth:`_base_tables`)
         plus μ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
         question's other mentions s — attributes and values (b_s: their best column per table,
         w_s: specificity) and the other entities (b_s: their own table scores, w_s = 1).
@@ -366,8 +369,9 @@ class OfflineExtractor:
         A question is about one part of the lake: of several same-named tables, the one whose
         join neighbourhood also holds what the rest of the question names is meant.
         """
+        if not cand:
+            return []
         idx = self.index
-        cand = self._base_tables(e)
         ctx = [(self._table_best(s, idx.col_table), self._specificity(s)) for s in context if s is not e]
         ctx += [(o, 1.0) for o in others]
         ctx = [(b, w) for b, w in ctx if b and w > 0]
@@ -375,8 +379,6 @@ class OfflineExtractor:
         for b, w in ctx:
             top_b = sorted(b.items(), key=lambda x: (-x[1], x[0]))[: self.top_k * 2]
             arrays.append((np.asarray([u for u, _ in top_b]), np.asarray([v for _, v in top_b], np.float32), w))
-        if not cand:
-            return []
         # closeness is symmetric: one Dijkstra per context table rather than per candidate (a
         # name such as 'park' has hundreds of candidate tables in a 10,000-table lake)
         ts = np.fromiter(cand, np.int64, len(cand))
@@ -462,7 +464,7 @@ class OfflineExtractor:
         ent_spans = list(heads.values())
         context = attr_spans + [v for v in values if v.columns]
         bases = [self._base_tables(e) for e in ent_spans]
-        ranked = [self._rank_tables(e, context, [bases[j] for j in range(len(ent_spans)) if j != k])
+        ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k])
                   for k, e in enumerate(ent_spans)]
 
         chosen = self._choose(ranked, context)
@@ -557,18 +559,13 @@ class OfflineExtractor:
             np.maximum(near_chosen, self._near(t), out=near_chosen)
 
         attr_of: dict[int, Attribute] = {}
-        weak: list[Attribute] = []
         for m in attr_spans:
-            # no header near the question's tables says this word: filler ('got', 'years'), not a
-            # need — unless a value of the question attaches to it (dropped after the values)
-            is_weak = bool(chosen) and self.min_near_attr > 0 and bool(m.columns) and max(
-                sc * near_chosen[int(idx.col_table[c])] for c, sc in m.columns) < self.min_near_attr
             k, s = home(m)
             if k is None or s < 0.5:
                 if (m.columns[0][1] if m.columns else 0.0) < self.min_attr_score:
                     continue  # no header in the lake says this: a verb or filler, not a data need
                 k2 = nearest_tree(m)
-                if k2 is None and not is_weak and m.columns and self._specificity(m) > 0.3:
+                if k2 is None and m.columns and self._specificity(m) > 0.3:
                     t = int(idx.col_table[m.columns[0][0]])
                     k2 = implied_tree(t, m.text, "attribute without a named entity")
                 k = k2
@@ -579,8 +576,6 @@ class OfflineExtractor:
             if agg:
                 extra["aggregate"] = agg
             attr_of[id(m)] = add_attr(k, m.text, ranked_cols(k, m), m.text, extra=extra)
-            if is_weak:
-                weak.append(attr_of[id(m)])
 
         for v in values:
             compare = self._compare(lower, v.start)
@@ -616,11 +611,6 @@ class OfflineExtractor:
             target.values.append(v.text)
             if compare:
                 target.evidence.setdefault("compare", {})[v.text] = compare
-        for a in weak:
-            if not a.values:
-                for t in trees:
-                    if a in t.attributes:
-                        t.attributes.remove(a)
         if not trees:
             return IntentGraph([IntentTree("t1", question.strip()[:60] or "record", [], {"implied": "nothing in the question matched the lake"})], [])
         joins = self._joins(trees, tree_table, tree_start, add_attr, implied_tree)

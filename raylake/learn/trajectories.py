@@ -205,6 +205,22 @@ def _find(ptr, nb, t, u):
 
 
 @numba.njit(cache=True)
+def _absorb(t, weight, ptr, nb, score, inset, pos, cu, cw, alive, n):
+    """Add weight × score of each edge of ``t`` (CSR ptr/nb/score) to the candidate slots of its
+    neighbours outside the set, opening a slot on first sight; returns the new slot count."""
+    for q in range(ptr[t], ptr[t + 1]):
+        u = nb[q]
+        if not inset[u]:
+            if pos[u] < 0:
+                pos[u] = n
+                cu[n], cw[n], alive[n] = u, 0.0 + weight * score[q], True
+                n += 1
+            else:
+                cw[pos[u]] = cw[pos[u]] + weight * score[q]
+    return n
+
+
+@numba.njit(cache=True)
 def _expand_centrality_kernel(draws, seed, size, alpha, jt_ptr, jt_u, jt_s, us_ptr, us_u, us_s, inset, pos):
     # the candidate "dict": slots in first-insertion order, a dead flag for the chosen ones
     T = inset.shape[0]
@@ -228,24 +244,8 @@ def _expand_centrality_kernel(draws, seed, size, alpha, jt_ptr, jt_u, jt_s, us_p
     t = seed
     while True:
         # absorb t: its join then its union mass to every neighbour outside the set
-        for q in range(jt_ptr[t], jt_ptr[t + 1]):
-            u = jt_u[q]
-            if not inset[u]:
-                if pos[u] < 0:
-                    pos[u] = n
-                    cu[n], cw[n], alive[n] = u, 0.0 + alpha * jt_s[q], True
-                    n += 1
-                else:
-                    cw[pos[u]] = cw[pos[u]] + alpha * jt_s[q]
-        for q in range(us_ptr[t], us_ptr[t + 1]):
-            u = us_u[q]
-            if not inset[u]:
-                if pos[u] < 0:
-                    pos[u] = n
-                    cu[n], cw[n], alive[n] = u, 0.0 + beta * us_s[q], True
-                    n += 1
-                else:
-                    cw[pos[u]] = cw[pos[u]] + beta * us_s[q]
+        n = _absorb(t, alpha, jt_ptr, jt_u, jt_s, inset, pos, cu, cw, alive, n)
+        n = _absorb(t, beta, us_ptr, us_u, us_s, inset, pos, cu, cw, alive, n)
         if n_chosen >= size:
             break
         m = 0
@@ -582,7 +582,6 @@ def _batch_task(arrays_box: list, *args) -> dict:
     out = generate_batch(arrays, *args)
     out["task_cpu_s"] = time.process_time() - c0
     return out
-
 
 
 def lake_arrays(index_dir: str, out_dir: str | None, cfg: TrajectoryConfig) -> LakeArrays:
