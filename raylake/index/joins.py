@@ -12,9 +12,20 @@ Each candidate pair (a, b) gets a joinability score in (0, 1], a noisy-OR of two
 evidence, gated by key-likeness:
 
     value = max(C(a⊆b)·1[b key-like], C(b⊆a)·1[a key-like], ½·max(C(a⊆b), C(b⊆a))) · spec
-    name  = max(token-Jaccard(words_a, words_b), (cos(emb_a, emb_b) − 0.5)/0.4 clipped) · type-compat
+    name  = max(token-Jaccard(words_a, words_b), (cos(emb_a, emb_b) − 0.5)/0.4 clipped, same header) · type-compat
+            ≤ 0.25 when both headers are generic keys (``id`` / ``ID``: they name no entity);
+            ≥ 0.55 + 0.45·rel for a reference header onto a generic key-like column
+            (``station_id`` → ``id``), rel = (cos(emb_ref, table_key) − 0.2)/0.4 clipped
     score = (1 − (1 − 0.9·value)(1 − 0.85·name)) · (1 if a or b is key-like else 0.6)
     final = 0.97·score + 0.03·(½·Jaccard(a, b) + ½·cos(table_a, table_b))   (tie-break)
+
+Generic keys and reference headers: in a lake whose tables say what they are only through
+their headers, two primary keys both called ``id`` share the most common header there is,
+not a relationship, while ``station_id`` → ``id`` is the usual foreign key onto a table
+that never says "station". Credited as equal names, the ``id`` pairs of unrelated tables
+(0.87) filled the per-column slots of every ``id`` key before its real foreign keys (0.61).
+On the Spider lake (``python -m bench.index_bench``) gold join pairs found rose from 81.2 %
+to 82.1 % at the same 25 edges per table.
 
 Header cosines below 0.5 count nothing: MiniLM puts short unrelated headers that share
 only a generic token (``company id`` / ``product id``) near 0.4–0.5, and crediting them
@@ -117,6 +128,8 @@ def embedding_candidates(emb: np.ndarray, cols: ColumnArrays, dirty: np.ndarray,
     return pairs
 
 
+_GENERIC_NAME = 0.25  # name evidence of two generic keys (``id`` / ``ID``): they name no entity
+_FK_NAME = 0.55  # name evidence of ``<entity> id`` → a generic key, before the entity/table relatedness
 _CHUNK = 1 << 16  # candidate pairs scored at a time (bounds the gathered embedding rows)
 _COS_FLOOR = 0.5  # header cosine that counts as no name evidence (see the module docstring)
 
@@ -130,6 +143,24 @@ def _pair_token_jaccard(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.n
     return vals[inv]
 
 
+_KEY_WORDS = frozenset({"id", "code", "key", "no", "number", "num", "ref", "pk", "fk"})
+
+
+@lru_cache(maxsize=1 << 16)
+def _shape(words: str) -> int:
+    """0: a descriptive header; 1: a reference ``<entity> id`` (``station id``); 2: a generic key (``id``)."""
+    toks = words.lower().split()
+    if toks and all(t in _KEY_WORDS for t in toks):
+        return 2
+    return 1 if len(toks) >= 2 and toks[-1] in _KEY_WORDS else 0
+
+
+def _pair_shapes(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    uniq, wid = np.unique(words.astype(str), return_inverse=True)
+    shape = np.array([_shape(w) for w in uniq.tolist()], np.int8)
+    return shape[wid[a]], shape[wid[b]]
+
+
 def _score_chunk(cols, sigs, emb, a, b, table_emb, tok):
     has_vals = (cols.n_distinct[a] > 0) & (cols.n_distinct[b] > 0)
     jac = np.where(has_vals, jaccard(sigs[a], sigs[b]), 0.0)
@@ -141,6 +172,15 @@ def _score_chunk(cols, sigs, emb, a, b, table_emb, tok):
     cos = np.einsum("ij,ij->i", emb[a], emb[b])
     same = cols.norm_name[a] == cols.norm_name[b]
     name = np.maximum.reduce([tok, np.clip((cos - _COS_FLOOR) / (0.9 - _COS_FLOOR), 0.0, 1.0), same.astype(float)])
+    sa, sb = _pair_shapes(cols.words, a, b)
+    name = np.where((sa == 2) & (sb == 2), np.minimum(name, _GENERIC_NAME), name)
+    if table_emb is not None:
+        # a reference header names its target: 'station id' is about a table of stations
+        for ref, key, s_ref, s_key, k_key in ((a, b, sa, sb, kb), (b, a, sb, sa, ka)):
+            fk = (s_ref == 1) & (s_key == 2) & k_key
+            if fk.any():
+                rel = np.clip((np.einsum("ij,ij->i", emb[ref], table_emb[cols.table[key]]) - 0.2) / 0.4, 0.0, 1.0)
+                name = np.where(fk, np.maximum(name, _FK_NAME + (1.0 - _FK_NAME) * rel), name)
     tc = type_compatible(cols.dtype[a], cols.dtype[b])
     name = name * tc
     value = value * (tc > 0)

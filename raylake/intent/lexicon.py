@@ -76,12 +76,71 @@ class Lexicon:
                         cnt["_".join(toks[:-1])] += 3 if key_like[c] else 1
                 else:
                     cnt[toks[0]] += 1
-            self.table_entity_words.append(Counter({w: k for w, k in cnt.items() if k >= 2 and w not in _NOT_ENTITY}))
+            self.table_entity_words.append(cnt)
+        graph = getattr(index, "graph", None)
+        if graph is not None:
+            self._referenced_words(index, graph)
+        self.table_entity_words = [Counter({w: k for w, k in cnt.items() if k >= 2 and w not in _NOT_ENTITY})
+                                   for cnt in self.table_entity_words]
         self.entity_tables: dict[str, list[int]] = defaultdict(list)
         for t, cnt in enumerate(self.table_entity_words):
             for w in cnt:
                 self.entity_tables[w].append(t)
         self.vocab = set(self.token_cols)
+        whole = {toks[0] for toks in self.col_tokens if len(toks) == 1}
+        # short entity words that never stand alone as a header: 'stu' (StuID), 'emp', 'dept'
+        self._short = sorted(w for w in self.entity_tables if 2 <= len(w) <= 4 and w not in whole and w.isalpha())
+        self._abbrev: dict[str, list[str]] = {}
+
+    def abbreviations(self, word: str) -> list[str]:
+        """Entity words of this lake that abbreviate ``word``: short (2–4 letters), never a
+        whole header, the same first letter and a subsequence of ``word`` at least two letters
+        longer (``stu`` → student, ``dept`` → department, ``crs`` → course)."""
+        if word not in self._abbrev:
+            out = []
+            for w in self._short:
+                if w[0] == word[:1] and len(word) >= len(w) + 2 and _subsequence(w, word):
+                    out.append(w)
+            self._abbrev[word] = out
+        return self._abbrev[word]
+
+    def _referenced_words(self, index, graph, slack: float = 0.05, min_score: float = 0.6) -> None:
+        """Name tables after the headers that reference them: a table whose key is a bare
+        ``id`` (``station``: id, name, lat, …) never says what it is, but ``status.station_id``
+        and ``trip.start_station_id`` → ``station.id`` do. Each table referencing a generic key
+        through a join link at most ``slack`` below that key's best (and at least ``min_score``)
+        names it by the word before the key suffix (``station``; of several words, the one most
+        such tables use): one such table weighs 2 (as
+        two of the table's own headers starting with the word), two or more weigh 3 (as its
+        own key). Weaker links are the lake's many chance id overlaps and name nothing."""
+        col_of = index.col_index
+        paths = index.paths
+        for t in range(index.n_tables):
+            refs: dict[int, list[tuple[float, int, str]]] = defaultdict(list)  # key column -> (score, table, word)
+            for u, links in graph.join[t].items():
+                for link in links:
+                    if link.dst_table != t or link.score < min_score:
+                        continue  # links are stored from the referencing side to the key
+                    k = col_of.get((paths[t], link.dst_column))
+                    r = col_of.get((paths[u], link.src_column))
+                    if k is None or r is None or not index.columns["key_like"][k]:
+                        continue
+                    key_toks, ref_toks = self.col_tokens[k], self.col_tokens[r]
+                    if not key_toks or not all(x in _KEY_SUFFIX for x in key_toks):
+                        continue
+                    if len(ref_toks) < 2 or ref_toks[-1] not in _KEY_SUFFIX or ref_toks[-2] in _KEY_SUFFIX:
+                        continue
+                    refs[k].append((link.score, u, ref_toks[-2]))
+            cnt = self.table_entity_words[t]
+            for found in refs.values():
+                best = max(s for s, _, _ in found)
+                per_word: dict[str, set[int]] = defaultdict(set)
+                for s, u, w in found:
+                    if s >= best - slack:
+                        per_word[w].add(u)
+                if per_word:  # one name per key: the word most referencing tables use
+                    w, us = max(per_word.items(), key=lambda x: (len(x[1]), x[0]))
+                    cnt[w] += 1 + min(2, len(us))
 
     def idf_of(self, tok: str) -> float:
         return self.idf.get(tok, self.max_idf)
@@ -114,6 +173,11 @@ class Lexicon:
         if not tables:
             return 0.0
         return min(1.0, 0.5 + 0.1 * len(tables)) if len(tables) < 60 else 0.5
+
+
+def _subsequence(short: str, word: str) -> bool:
+    it = iter(word)
+    return all(ch in it for ch in short)
 
 
 def top(scores: dict[int, float], k: int) -> list[tuple[int, float]]:

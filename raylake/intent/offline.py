@@ -67,6 +67,7 @@ _COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
 _SMALLER = {"younger", "smaller", "lower", "fewer", "shorter", "cheaper", "earlier", "lighter", "narrower", "thinner",
             "poorer", "slower", "weaker", "closer", "nearer"}
 _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
+_ABBREV = 0.85  # an entity word that abbreviates the mention ('stu' for 'student') names a table less surely
 _ENTITY_CUES = {"each", "every", "of", "which", "many", "per", "all", "whose", "by"}
 
 _QUOTED = re.compile(r"""(?:'([^']+)'|"([^"]+)"|“([^”]+)”)""")
@@ -97,7 +98,7 @@ class OfflineExtractor:
                  max_bridge_hops: int = 1, min_join: float = 0.3, coherence: float = 0.5, joint_context: float = 0.1,
                  joint_width: int = 6, max_joint: int = 3000, max_cost: float = 1.5,
                  near_context: float = 0.15, max_context: float = 0.45, near_scale: float = 0.15,
-                 near_cols: float = 0.4, near_cache: int = 4096):
+                 near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -114,6 +115,7 @@ class OfflineExtractor:
         self.near_scale = near_scale  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
         self.near_cols = near_cols  # weight of closeness to the chosen tables when ranking an attribute's columns
         self.near_cache = near_cache  # closeness rows kept (LRU): one float32 per lake table each
+        self.held_floor = held_floor  # own score of a table that holds a precise attribute/value but is not named
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
         self._near_cache: OrderedDict[int, np.ndarray] = OrderedDict()
         self.values = index.values
@@ -259,7 +261,8 @@ class OfflineExtractor:
             s.table_cos = tcos[k]
             s.head = toks[-1] if toks else ""
             compound = "_".join(toks)
-            s.entity = max(self.lex.entity_score(s.head) if s.head else 0.0, self.lex.entity_score(compound) if len(toks) > 1 else 0.0)
+            s.entity = max(self.lex.entity_score(s.head) if s.head else 0.0, self.lex.entity_score(compound) if len(toks) > 1 else 0.0,
+                           max((_ABBREV * self.lex.entity_score(w) for w in self.lex.abbreviations(s.head)), default=0.0) if s.head else 0.0)
             s.tables = list(self.lex.entity_tables.get(compound, [])) + list(self.lex.entity_tables.get(s.head, []))
 
     def _number_of(self, mentions: list[_Span], lower: list[str]) -> None:
@@ -322,15 +325,32 @@ class OfflineExtractor:
 
     # ------------------------------------------------------------------ entities → tables
 
-    def _base_tables(self, e: _Span) -> dict[int, float]:
+    def _context_tables(self, context: list[_Span], min_spec: float = 0.5, min_col: float = 0.9) -> dict[int, float]:
+        """Tables holding what the question says precisely: a value it quotes, or a header an
+        attribute mention matches (score ≥ ``min_col``) that few tables have (specificity ≥
+        ``min_spec``) — each with ``held_floor`` × that score as a candidate for every entity."""
+        out: dict[int, float] = {}
+        for s in context:
+            if self._specificity(s) < min_spec:
+                continue
+            for t, b in self._table_best(s, self.index.col_table).items():
+                if b >= min_col:
+                    out[t] = max(out.get(t, 0.0), self.held_floor * b)
+        return out
+
+    def _base_tables(self, e: _Span, held: dict[int, float] | None = None) -> dict[int, float]:
         """Candidate tables of an entity mention on its own words: naming (the word prefixes the
-        table's key, ``Festival_ID``) ∨ 0.6 × its best column ∨ 0.9 × cosine with the table text."""
+        table's key, ``Festival_ID``) ∨ 0.6 × its best column ∨ 0.9 × cosine with the table text
+        ∨ the ``held`` floor of a table holding a precise attribute or value of the question
+        (:meth:`_context_tables`): the phone table (``Hardware_Model_name``, …) never says
+        "phone", but "the phone whose hardware model name is …" means it."""
         idx, lex = self.index, self.lex
         toks = tokens(e.text)
-        cand: dict[int, float] = {}
-        for w in {e.head, "_".join(toks)}:
+        cand: dict[int, float] = dict(held or {})
+        words = [(w, 1.0) for w in {e.head, "_".join(toks)}] + [(w, _ABBREV) for w in (lex.abbreviations(e.head) if e.head else ())]
+        for w, weight in words:
             for t in lex.entity_tables.get(w, ()):
-                cand[t] = max(cand.get(t, 0.0), lex.entity_strength(t, w))
+                cand[t] = max(cand.get(t, 0.0), weight * lex.entity_strength(t, w))
         for c, s in e.columns[:16]:
             t = int(idx.col_table[c])
             cand[t] = max(cand.get(t, 0.0), 0.6 * s)
@@ -463,7 +483,8 @@ class OfflineExtractor:
                 merged[id(m)] = [m]
         ent_spans = list(heads.values())
         context = attr_spans + [v for v in values if v.columns]
-        bases = [self._base_tables(e) for e in ent_spans]
+        held = self._context_tables(context)
+        bases = [self._base_tables(e, held) for e in ent_spans]
         ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k])
                   for k, e in enumerate(ent_spans)]
 
