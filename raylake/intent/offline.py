@@ -98,7 +98,8 @@ class OfflineExtractor:
                  max_bridge_hops: int = 1, min_join: float = 0.3, coherence: float = 0.5, joint_context: float = 0.1,
                  joint_width: int = 6, max_joint: int = 3000, max_cost: float = 1.5,
                  near_context: float = 0.15, max_context: float = 0.45, near_scale: float = 0.15,
-                 near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7):
+                 near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7,
+                 distinct: float = 0.2):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -115,6 +116,7 @@ class OfflineExtractor:
         self.near_scale = near_scale  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
         self.near_cols = near_cols  # weight of closeness to the chosen tables when ranking an attribute's columns
         self.near_cache = near_cache  # closeness rows kept (LRU): one float32 per lake table each
+        self.distinct = distinct  # cost of resolving two entity mentions to one table (a question names two things)
         self.held_floor = held_floor  # own score of a table that holds a precise attribute/value but is not named
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
         self._near_cache: OrderedDict[int, np.ndarray] = OrderedDict()
@@ -412,13 +414,13 @@ class OfflineExtractor:
     def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = ()) -> dict[int, int]:
         """One table per entity, chosen jointly: the set maximising
 
-            Σ_k score_k(t_k) − λ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k)
+            Σ_k score_k(t_k) − λ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k) − δ · (n − #clusters)
 
         over the top candidates of each entity, where the MST is over the cheapest lake join
         paths between the chosen tables (cost Σ −log join score, ``LakeGraph.best_paths``,
         ≤ 2 links, unreachable = ``max_cost``) and the last term credits the set once for each
         attribute or value mention ``s`` (weight: its specificity) that one of its tables
-        explains. Tables of one database join through strong key links (gold pairs of the
+        explains; δ charges each entity resolved to a table (shard cluster) another already took. Tables of one database join through strong key links (gold pairs of the
         tuning questions: median cost 0.15, random pairs 0.51), so a coherent set is what
         tells apart the many same-named tables ('student', 'customers') of a lake.
         """
@@ -457,6 +459,7 @@ class OfflineExtractor:
         for combo in itertools.product(*(cands[k] for k in ks)):
             sel = [t for t, _ in combo]
             val = sum(s for _, s in combo) - self.coherence * mst(sel)
+            val -= self.distinct * (len(sel) - len({int(graph.shard_of[t]) for t in sel}))
             val += self.joint_context * sum(w * max(b.get(t, 0.0) for t in sel) for b, w in ctx)
             key = (-round(val, 9), tuple(sel))
             if best_key is None or key < best_key:
@@ -546,9 +549,10 @@ class OfflineExtractor:
             return a
 
         def home(span: _Span) -> tuple[int | None, float]:
+            # the tree whose chosen table holds the column, before one that merely ranks it
             best, best_s = None, 0.0
             for k in range(len(trees)):
-                s = max((sc for c, sc in span.columns if in_tree(k, c)), default=0.0)
+                s = max((sc * (1.0 if in_tree(k, c, True) else 0.9) for c, sc in span.columns if in_tree(k, c)), default=0.0)
                 if s > best_s + 1e-9:
                     best, best_s = k, s
             return best, best_s
@@ -570,7 +574,15 @@ class OfflineExtractor:
             # columns of the tree's tables first: 'name' of this entity, not any 'name'
             if k is None:
                 return span.columns
-            return sorted(span.columns, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else 0.7,
+            cols = span.columns
+            if span.kind == "mention" and tree_tables[k]:
+                # the kept columns are the lake's best 32 for the words: 'name' (in 170 tables)
+                # may miss the chosen table's own Name, so score that table's headers too
+                own = {int(c) for u in graph.shards(tree_tables[k][0]) for c in idx.table_columns[u]}
+                lexical = self.lex.lexical_scores(tokens(span.text))
+                have = {c for c, _ in cols}
+                cols = cols + [(c, v) for c, v in lexical.items() if c in own and c not in have and v >= self.min_attr_score]
+            return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else 0.7,
                                                                       min(0.85, 0.7 + self.near_cols * near_chosen[int(idx.col_table[cs[0]])]))), cs[0]))
 
         # closeness of every table to the chosen ones: a column near the question's tables
