@@ -51,6 +51,7 @@ class Lexicon:
         self.index = index
         words = index.columns["words"]
         self.col_tokens: list[tuple[str, ...]] = [tuple(tokens(w)) for w in words]
+        self.col_tokens = _split_glued(self.col_tokens)
         self.token_cols: dict[str, list[int]] = defaultdict(list)
         token_tables: dict[str, set[int]] = defaultdict(set)
         for c, toks in enumerate(self.col_tokens):
@@ -173,6 +174,35 @@ class Lexicon:
         if not tables:
             return 0.0
         return min(1.0, 0.5 + 0.1 * len(tables)) if len(tables) < 60 else 0.5
+
+
+_GLUED_TAIL = ("id", "name", "date", "type", "code", "detail", "number", "count", "price", "status", "year")
+_NAME_PART = {"f": "first", "l": "last", "m": "middle"}  # fname, lname, mname
+
+
+def _split_glued(col_tokens: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Headers written without separators, split where the lake itself spells the parts
+    apart: ``customerid`` → customer id and ``productname`` → product name when ``customer``
+    and ``product`` are tokens of other headers; ``fname`` / ``lname`` → first / last name.
+    ``valid`` stays whole (``val`` is no token of this lake)."""
+    vocab = {t for toks in col_tokens for t in toks}
+    out = []
+    for toks in col_tokens:
+        split: list[str] = []
+        for t in toks:
+            for tail in _GLUED_TAIL:
+                head = t[: -len(tail)]
+                if t.endswith(tail) and head:
+                    if tail == "name" and head in _NAME_PART:
+                        split += [_NAME_PART[head], tail]
+                        break
+                    if len(head) >= 3 and head in vocab:
+                        split += [head, tail]
+                        break
+            else:
+                split.append(t)
+        out.append(tuple(split))
+    return out
 
 
 def _subsequence(short: str, word: str) -> bool:

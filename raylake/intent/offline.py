@@ -582,8 +582,10 @@ class OfflineExtractor:
                 lexical = self.lex.lexical_scores(tokens(span.text))
                 have = {c for c, _ in cols}
                 cols = cols + [(c, v) for c, v in lexical.items() if c in own and c not in have and v >= self.min_attr_score]
-            return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else 0.7,
-                                                                      min(0.85, 0.7 + self.near_cols * near_chosen[int(idx.col_table[cs[0]])]))), cs[0]))
+            # a word every schema has ('name', 'id') means the tree's own column, not a near table's
+            far = 0.5 if span.kind == "mention" and self._specificity(span) < 0.3 else 0.7
+            return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else far,
+                                                                      min(0.85, far + self.near_cols * near_chosen[int(idx.col_table[cs[0]])]))), cs[0]))
 
         # closeness of every table to the chosen ones: a column near the question's tables
         # is the likelier reading of an attribute word than the same header elsewhere
@@ -593,6 +595,8 @@ class OfflineExtractor:
 
         attr_of: dict[int, Attribute] = {}
         for m in attr_spans:
+            if _verb_like(m, lower) and (m.columns[0][1] if m.columns else 0.0) < 0.95:
+                continue  # 'named', 'taught', 'playing': the question's verbs, unless a header says exactly that
             k, s = home(m)
             if k is None or s < 0.5:
                 if (m.columns[0][1] if m.columns else 0.0) < self.min_attr_score:
@@ -741,6 +745,14 @@ class OfflineExtractor:
         if m:  # any '<adjective>er than': 'older than' is >, 'younger than' is <
             return "<" if m.group(1) in _SMALLER else ">"
         return None
+
+
+def _verb_like(span: _Span, lower: list[str]) -> bool:
+    """A one-word mention that reads as a verb form or a number word."""
+    if span.end - span.start != 1:
+        return False
+    w = lower[span.start]
+    return w in _NUMBER_WORDS or (len(w) > 4 and w.endswith(("ed", "ing")))
 
 
 def _cost_matrix(graph, min_join: float) -> csr_matrix:
