@@ -99,7 +99,7 @@ class OfflineExtractor:
                  joint_width: int = 6, max_joint: int = 3000, max_cost: float = 1.5,
                  near_context: float = 0.15, max_context: float = 0.45, near_scale: float = 0.15,
                  near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7,
-                 distinct: float = 0.2):
+                 distinct: float = 0.2, question_prior: float = 0.4):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -116,6 +116,7 @@ class OfflineExtractor:
         self.near_scale = near_scale  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
         self.near_cols = near_cols  # weight of closeness to the chosen tables when ranking an attribute's columns
         self.near_cache = near_cache  # closeness rows kept (LRU): one float32 per lake table each
+        self.question_prior = question_prior  # ρ: weight of the whole question's cosine with a table's text
         self.distinct = distinct  # cost of resolving two entity mentions to one table (a question names two things)
         self.held_floor = held_floor  # own score of a table that holds a precise attribute/value but is not named
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
@@ -381,8 +382,14 @@ class OfflineExtractor:
                 self._near_cache.popitem(last=False)
         return row
 
+    def _question_tables(self, question: str) -> np.ndarray:
+        """(T,) rescaled cosine of the whole question with each table's text: the question's
+        words together (a database's own vocabulary) tell same-named tables apart."""
+        q = np.ascontiguousarray(self.index.embedder.encode([question.lower()]), np.float32)
+        return _rescale(q @ self.index.emb_table.T)[0]
+
     def _rank_tables(self, e: _Span, cand: dict[int, float], context: list[_Span],
-                     others: list[dict[int, float]] = ()) -> list[tuple[int, float]]:
+                     others: list[dict[int, float]] = (), qcos: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Candidate tables ``cand`` of an entity mention, best first: its own score (:meth:`_base_tables`)
         plus μ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
         question's other mentions s — attributes and values (b_s: their best column per table,
@@ -408,7 +415,12 @@ class OfflineExtractor:
         for u, v, w in arrays:
             near = np.stack([self._near(int(x))[ts] for x in u])  # (|u|, |candidates|)
             bonus += w * (v[:, None] * near).max(axis=0)
-        scored = {int(t): cand[int(t)] + min(self.max_context, self.near_context * float(b)) for t, b in zip(ts, bonus)}
+        if qcos is not None:
+            bonus_q = self.question_prior * qcos[ts]
+        else:
+            bonus_q = np.zeros(len(ts))
+        scored = {int(t): cand[int(t)] + min(self.max_context, self.near_context * float(b)) + float(bq)
+                  for t, b, bq in zip(ts, bonus, bonus_q)}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
     def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = ()) -> dict[int, int]:
@@ -488,7 +500,8 @@ class OfflineExtractor:
         context = attr_spans + [v for v in values if v.columns]
         held = self._context_tables(context)
         bases = [self._base_tables(e, held) for e in ent_spans]
-        ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k])
+        qcos = self._question_tables(question) if ent_spans and self.question_prior > 0 else None
+        ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k], qcos)
                   for k, e in enumerate(ent_spans)]
 
         chosen = self._choose(ranked, context)
