@@ -54,6 +54,7 @@ STOP = set(
 )
 # 'name' is a stopword for segmentation only; it is kept as an attribute (see _ATTR_WORDS)
 _ATTR_WORDS = {"name", "names"}
+_NAME_PARTS = {"first", "last", "middle"}
 AGGREGATE = {"average": "avg", "mean": "avg", "total": "sum", "sum": "sum", "maximum": "max", "max": "max", "highest": "max",
              "largest": "max", "biggest": "max", "greatest": "max", "most": "max", "oldest": "max", "minimum": "min",
              "min": "min", "lowest": "min", "smallest": "min", "least": "min", "fewest": "min", "youngest": "min",
@@ -213,12 +214,17 @@ class OfflineExtractor:
     def _mentions(self, words, lower, used) -> list[_Span]:
         spans: list[_Span] = []
         i, n = 0, len(words)
+        def content(k: int) -> bool:
+            # 'first'/'last' order results ('the first 5'), except in 'first name'
+            w = lower[k]
+            return (w not in STOP or w in _ATTR_WORDS or (w in _NAME_PARTS and k + 1 < n and lower[k + 1] in _ATTR_WORDS)) and not w.isdigit()
+
         while i < n:
-            if used[i] or (lower[i] in STOP and lower[i] not in _ATTR_WORDS) or lower[i].isdigit():
+            if used[i] or not content(i):
                 i += 1
                 continue
             j = i
-            while j < n and not used[j] and (lower[j] not in STOP or lower[j] in _ATTR_WORDS) and not lower[j].isdigit():
+            while j < n and not used[j] and content(j):
                 j += 1
             run = list(range(i, j))
             k = 0
@@ -321,8 +327,8 @@ class OfflineExtractor:
                 m.role = "entity"
             elif of_follows and best >= 0.6 and (m.entity < 0.5 or best >= 0.9):
                 m.role = "attribute"  # 'the X of the Y': X describes Y (unless X names tables and no header is X)
-            elif (m.entity >= 0.5 and not is_column) or (cue and m.entity > 0):
-                m.role = "entity"
+            elif (m.entity >= 0.5 and not is_column) or (cue and m.entity > 0) or (nxt < n and lower[nxt] == "whose"):
+                m.role = "entity"  # 'the phone whose …' names a thing even where no header says 'phone'
             else:
                 m.role = "attribute"
 
@@ -596,8 +602,10 @@ class OfflineExtractor:
                 have = {c for c, _ in cols}
                 cols = cols + [(c, v) for c, v in lexical.items() if c in own and c not in have and v >= self.min_attr_score]
             # a word every schema has ('name', 'id') means the tree's own column, not a near table's
-            far = 0.5 if span.kind == "mention" and self._specificity(span) < 0.3 else 0.7
-            return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else 0.85 if in_tree(k, cs[0]) else far,
+            generic = span.kind == "mention" and self._specificity(span) < 0.3
+            far = 0.5 if generic else 0.7
+            near = far if generic else 0.85
+            return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else near if in_tree(k, cs[0]) else far,
                                                                       min(0.85, far + self.near_cols * near_chosen[int(idx.col_table[cs[0]])]))), cs[0]))
 
         # closeness of every table to the chosen ones: a column near the question's tables

@@ -1,0 +1,98 @@
+"""Tables the lake never names: a bare ``id`` key named by the headers that reference it, an
+abbreviated key (``StuID``), glued headers (``Fname``), and a table that only its attributes
+identify — on a small lake written here (a bike-share and a shop database side by side, so
+that generic ``id`` keys of unrelated tables can be told from real references)."""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from raylake.index import joins
+from raylake.intent.lexicon import _split_glued
+
+
+def _write(path: str, header: list[str], rows: list[list]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(",".join(header) + "\n")
+        fh.writelines(",".join(str(v) for v in r) + "\n" for r in rows)
+
+
+@pytest.fixture(scope="module")
+def small_index(ray_session, tmp_path_factory):
+    from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+
+    rng = random.Random(7)
+    lake = str(tmp_path_factory.mktemp("unnamed") / "lake")
+    cities = ["San Jose", "Palo Alto", "Mountain View", "Redwood City"]
+    _write(f"{lake}/bikes/station.csv", ["id", "name", "lat", "long", "dock_count", "city"],
+           [[i, f"{w} Caltrain", round(37 + rng.random(), 4), round(-122 - rng.random(), 4), rng.randint(11, 27), rng.choice(cities)]
+            for i, w in enumerate(["Diridon", "Japantown", "Santa Clara", "Adobe", "Civic Center", "Ryland", "Paseo", "Market",
+                                   "Townsend", "Embarcadero", "Howard", "Spear", "Clay", "Davis", "Beale", "Steuart",
+                                   "Harry Bridges", "Mechanics", "Golden Gate", "Broadway"], start=1)])
+    _write(f"{lake}/bikes/status.csv", ["station_id", "bikes_available", "docks_available", "time"],
+           [[rng.randint(1, 20), rng.randint(0, 15), rng.randint(0, 15), f"2015-06-{d:02d} 12:00"] for d in range(1, 29) for _ in range(3)])
+    _write(f"{lake}/shops/shop.csv", ["id", "address", "open_year", "score"],
+           [[i, f"{rng.randint(1, 999)} {rng.choice(['Oak', 'Elm', 'Pine'])} Street", rng.randint(1990, 2015), rng.randint(1, 50)] for i in range(1, 21)])
+    _write(f"{lake}/shops/hiring.csv", ["shop_id", "employee_id", "start_from", "is_full_time"],
+           [[rng.randint(1, 20), i, rng.randint(2005, 2015), rng.choice(["T", "F"])] for i in range(1, 31)])
+    _write(f"{lake}/allergy/student.csv", ["StuID", "LName", "Fname", "Age", "Sex", "Major"],
+           [[1000 + i, f"Smith{i}", f"Linda{i}", rng.randint(17, 26), rng.choice("MF"), rng.randint(50, 600)] for i in range(1, 31)])
+    _write(f"{lake}/allergy/has_allergy.csv", ["StuID", "Allergy"],
+           [[1000 + rng.randint(1, 30), rng.choice(["Milk", "Eggs", "Cat", "Dog", "Nuts"])] for _ in range(40)])
+    _write(f"{lake}/phones/phone.csv", ["Company_name", "Hardware_Model_name", "Accreditation_type", "Accreditation_level"],
+           [[rng.choice(["Nokia", "Sony", "LG", "Apple"]), f"Model-{i:03d}", rng.choice(["Full", "Provisional"]), f"level {rng.randint(1, 4)}"] for i in range(25)])
+    _write(f"{lake}/crm/customer.csv", ["customer_id", "customer_name", "phone", "email"],
+           [[i, f"Customer {i}", f"555-01{i:02d}", f"c{i}@example.com"] for i in range(1, 26)])
+    index_dir = str(tmp_path_factory.mktemp("unnamed_index") / ".raylake")
+    build_index(lake, index_dir, progress=False)
+    return LakeIndex.load(index_dir)
+
+
+def _joins(idx, a: tuple[str, str], b: tuple[str, str]) -> list[dict]:
+    ends = {a, b}
+    return [e for e in idx.edges if e["kind"] == "join" and {(e["src_table"], e["src_column"]), (e["dst_table"], e["dst_column"])} == ends]
+
+
+def test_reference_header_joins_a_bare_id_key_and_two_bare_ids_do_not(small_index):
+    (fk,) = _joins(small_index, ("bikes/status.csv", "station_id"), ("bikes/station.csv", "id"))
+    assert fk["src_table"] == "bikes/status.csv"  # from the reference to the key
+    same = _joins(small_index, ("bikes/station.csv", "id"), ("shops/shop.csv", "id"))
+    assert all(e["score"] < fk["score"] for e in same)  # two primary keys called id name no relationship
+
+
+def test_header_shapes():
+    assert [joins._shape(w) for w in ("id", "ID", "station id", "start station id", "name", "valid")] == [2, 2, 1, 1, 0, 0]
+    assert _split_glued([("customerid",), ("customer", "name"), ("fname",), ("valid",)]) == \
+        [("customer", "id"), ("customer", "name"), ("first", "name"), ("valid",)]
+
+
+def test_a_bare_id_table_is_named_by_the_headers_that_reference_it(small_index):
+    from raylake.intent.lexicon import Lexicon
+
+    lex = Lexicon(small_index)
+    station = small_index.path_id["bikes/station.csv"]
+    assert lex.entity_strength(station, "station") > 0.5
+    assert station in lex.entity_tables["station"]
+    assert lex.abbreviations("student") == ["stu"] and lex.abbreviations("teacher") == []
+
+
+def _top_table(graph, words: str) -> str:
+    tree = next(t for t in graph.trees if words in t.evidence.get("words", []))
+    return tree.evidence["tables"][0]
+
+
+def test_extractor_finds_tables_that_never_say_what_they_are(small_index):
+    from raylake.intent.offline import OfflineExtractor
+
+    ex = OfflineExtractor(small_index)
+    assert _top_table(ex.extract("List the names and dock counts of all stations."), "stations") == "bikes/station.csv"
+    g = ex.extract("Find the first name and age of the students who have an allergy to milk.")
+    assert _top_table(g, "students") == "allergy/student.csv"
+    first = next(a for t in g.trees for a in t.attributes if a.name == "first name")
+    assert first.evidence["columns"][0][:2] == ["allergy/student.csv", "Fname"]
+    g = ex.extract("What is the accreditation type of the phone whose hardware model name is 'Model-007'?")
+    assert _top_table(g, "phone") == "phones/phone.csv"
