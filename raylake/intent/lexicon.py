@@ -3,8 +3,11 @@
 Built once per loaded index: every header is split into lemmatised tokens
 (``Budget_in_Billions`` → budget, billion); each token gets the columns that use it and an
 IDF over tables. A table's *entity words* are the tokens that prefix several of its
-headers or its key (``Festival_ID``, ``Festival_Name`` → festival): in a lake without table
-names, that is how a table says what it is about.
+headers or its key (``Festival_ID``, ``Festival_Name`` → festival), or that name it from
+outside: the headers referencing its bare ``id`` key (``station_id`` → station). In a lake
+without table names, that is how a table says what it is about. Glued headers are split
+where the lake spells the parts apart (``customerid``, ``fname``), and short entity words
+that abbreviate a question's word (``stu`` for student) are found by :meth:`Lexicon.abbreviations`.
 """
 from __future__ import annotations
 
@@ -111,9 +114,9 @@ class Lexicon:
         and ``trip.start_station_id`` → ``station.id`` do. Each table referencing a generic key
         through a join link at most ``slack`` below that key's best (and at least ``min_score``)
         names it by the word before the key suffix (``station``; of several words, the one most
-        such tables use): one such table weighs 2 (as
-        two of the table's own headers starting with the word), two or more weigh 3 (as its
-        own key). Weaker links are the lake's many chance id overlaps and name nothing."""
+        such tables use): one such table weighs 2 (as two of the table's own headers starting
+        with the word), two or more weigh 3 (as its own key). Weaker links are the lake's many
+        chance id overlaps and name nothing."""
         col_of = index.col_index
         paths = index.paths
         for t in range(index.n_tables):

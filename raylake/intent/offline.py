@@ -14,11 +14,21 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    not itself a column, or that follows "each", "of", "which", "how many", is an entity;
    the others are attributes, attached to the entity whose candidate tables hold their
    best column, else to the nearest entity before them.
-   Tables are ranked per entity with the question's other mentions as context *through the
-   lake graph* (a mention counts for a table when a table close to it by join-path cost
-   explains it, :meth:`OfflineExtractor._rank_tables`), then chosen jointly: the set with
-   the best scores, the cheapest join tree between them and the most mentions explained
-   (:meth:`OfflineExtractor._choose`). Attribute columns near the chosen tables come first.
+   An entity's candidate tables are those its words name (abbreviations included), whose
+   headers or text match it, and those holding a precise attribute or value of the question
+   (the phone table of "the phone whose hardware model name is …" never says "phone").
+   They are ranked with the question's other mentions as context *through the lake graph*
+   (a mention counts for a table when a table close to it by join-path cost explains it)
+   and with the whole question's cosine with each table's text (a database's own
+   vocabulary, :meth:`OfflineExtractor._rank_tables`), then chosen jointly: the set with
+   the best scores, the cheapest join tree between them, the most mentions explained and
+   no table taken twice (:meth:`OfflineExtractor._choose`). Attribute columns of the chosen
+   tables, then of tables near them, come first; a word every schema has ('name', 'id')
+   means the chosen table's own column.
+
+   Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
+   entity F1 0.444 → 0.541 and attribute F1 0.340 → 0.419 with these pieces; ``held_floor``,
+   ``distinct`` and ``question_prior`` are the best of the values tried there.
 4. **Joins** — entities are chained in question order (a question relates what it names);
    when the lake shows two named entities connect only through a table nobody named, a
    bridge tree for that table is inserted between them (Appendix A, rule 3).
@@ -213,12 +223,14 @@ class OfflineExtractor:
 
     def _mentions(self, words, lower, used) -> list[_Span]:
         spans: list[_Span] = []
-        i, n = 0, len(words)
+        n = len(words)
+
         def content(k: int) -> bool:
             # 'first'/'last' order results ('the first 5'), except in 'first name'
             w = lower[k]
             return (w not in STOP or w in _ATTR_WORDS or (w in _NAME_PARTS and k + 1 < n and lower[k + 1] in _ATTR_WORDS)) and not w.isdigit()
 
+        i = 0
         while i < n:
             if used[i] or not content(i):
                 i += 1
