@@ -67,6 +67,10 @@ def render(graph, source: str) -> str:
         if tabs:
             head += f"  → {', '.join(tabs[:3])}"
         lines.append(head)
+        reason = ev.get("why")
+        if reason:
+            lines.append(f"   ·  {tabs[0]}: {reason['from'] or 'candidate'} ({reason['own']:.2f}), context +{reason['context']:.2f}, "
+                         f"question +{reason['question']:.2f}" + (f"; chosen {reason['chosen']}" if reason.get("chosen") else ""))
         for a in t.attributes:
             line = f"   ├─ {a.attribute_id} attribute {a.name!r}"
             if a.evidence.get("role") == "key":

@@ -100,6 +100,8 @@ class _Span:
     role: str = ""  # entity | attribute, once decided
     table_cos: np.ndarray | None = None
     spec: float | None = None  # specificity, see OfflineExtractor._specificity
+    why: dict = field(default_factory=dict)  # table -> what its own score came from (entities)
+    parts: dict = field(default_factory=dict)  # table -> (own, context, question) score terms (entities)
 
 
 class OfflineExtractor:
@@ -346,6 +348,15 @@ class OfflineExtractor:
 
     # ------------------------------------------------------------------ entities → tables
 
+    @staticmethod
+    def _why(e: _Span, t: int, joint: bool) -> dict:
+        """The terms of the first table's score, for the evidence: own (and from what), context, question."""
+        own, ctx, q = e.parts.get(t, (0.0, 0.0, 0.0))
+        out = {"own": round(own, 3), "from": e.why.get(t, ""), "context": round(ctx, 3), "question": round(q, 3)}
+        if joint:
+            out["chosen"] = "jointly with the other entities"
+        return out
+
     def _context_tables(self, context: list[_Span], min_spec: float = 0.5, min_col: float = 0.9) -> dict[int, float]:
         """Tables holding what the question says precisely: a value it quotes, or a header an
         attribute mention matches (score ≥ ``min_col``) that few tables have (specificity ≥
@@ -367,18 +378,28 @@ class OfflineExtractor:
         "phone", but "the phone whose hardware model name is …" means it."""
         idx, lex = self.index, self.lex
         toks = tokens(e.text)
-        cand: dict[int, float] = dict(held or {})
-        words = [(w, 1.0) for w in {e.head, "_".join(toks)}] + [(w, _ABBREV) for w in (lex.abbreviations(e.head) if e.head else ())]
-        for w, weight in words:
+        cand: dict[int, float] = {}
+
+        def put(t: int, v: float, why: str) -> None:
+            if v > cand.get(t, 0.0):
+                cand[t] = v
+                e.why[t] = why
+
+        for t, v in (held or {}).items():
+            put(t, v, "holds a precise attribute or value of the question")
+        words = [(w, 1.0, "") for w in sorted({e.head, "_".join(toks)})]
+        words += [(w, _ABBREV, " (abbreviated)") for w in (lex.abbreviations(e.head) if e.head else ())]
+        for w, weight, note in words:
             for t in lex.entity_tables.get(w, ()):
-                cand[t] = max(cand.get(t, 0.0), weight * lex.entity_strength(t, w))
+                by = lex.referenced.get(t, {}).get(w)
+                how = f"by the headers of {', '.join(idx.paths[u] for u in by[:2])} referencing it" if by else "by its headers"
+                put(t, weight * lex.entity_strength(t, w), f"named {w!r} {how}{note}")
         for c, s in e.columns[:16]:
-            t = int(idx.col_table[c])
-            cand[t] = max(cand.get(t, 0.0), 0.6 * s)
+            put(int(idx.col_table[c]), 0.6 * s, f"header {idx.columns['name'][c]!r}")
         if e.table_cos is not None:
             k = min(10, len(e.table_cos) - 1)
             for t in np.argpartition(-e.table_cos, k)[: k + 1]:
-                cand[int(t)] = max(cand.get(int(t), 0.0), 0.9 * float(e.table_cos[t]))
+                put(int(t), 0.9 * float(e.table_cos[t]), "table text")
         return {t: v for t, v in cand.items() if v > 0}
 
     def _near(self, t: int) -> np.ndarray:
@@ -437,8 +458,9 @@ class OfflineExtractor:
             bonus_q = self.question_prior * qcos[ts]
         else:
             bonus_q = np.zeros(len(ts))
-        scored = {int(t): cand[int(t)] + min(self.max_context, self.near_context * float(b)) + float(bq)
-                  for t, b, bq in zip(ts, bonus, bonus_q)}
+        e.parts = {int(t): (cand[int(t)], min(self.max_context, self.near_context * float(b)), float(bq))
+                   for t, b, bq in zip(ts, bonus, bonus_q)}
+        scored = {t: sum(p) for t, p in e.parts.items()}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
     def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = ()) -> dict[int, int]:
@@ -551,7 +573,8 @@ class OfflineExtractor:
             trees.append(IntentTree(f"t{len(trees) + 1}", e.text, [], {
                 "words": [m.text for m in merged[id(e)]], "span": [e.start, e.end],
                 "tables": [idx.paths[t] for t in tabs[:10]],
-                "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]]}))
+                "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]],
+                **({"why": self._why(e, tabs[0], k in chosen and len(chosen) > 1)} if tabs else {})}))
             tree_table.append(chosen.get(k))
             tree_tables.append(tabs[:3])
             tree_start.append(e.start)

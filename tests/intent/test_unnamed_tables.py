@@ -89,10 +89,15 @@ def test_extractor_finds_tables_that_never_say_what_they_are(small_index):
     from raylake.intent.offline import OfflineExtractor
 
     ex = OfflineExtractor(small_index)
-    assert _top_table(ex.extract("List the names and dock counts of all stations."), "stations") == "bikes/station.csv"
+    g = ex.extract("How many stations are there?")
+    assert _top_table(g, "stations") == "bikes/station.csv"
+    why = next(t for t in g.trees if "stations" in t.evidence["words"]).evidence["why"]
+    assert why["from"] == "named 'station' by the headers of bikes/status.csv referencing it" and why["own"] > 0.5
     g = ex.extract("Find the first name and age of the students who have an allergy to milk.")
     assert _top_table(g, "students") == "allergy/student.csv"
     first = next(a for t in g.trees for a in t.attributes if a.name == "first name")
     assert first.evidence["columns"][0][:2] == ["allergy/student.csv", "Fname"]
     g = ex.extract("What is the accreditation type of the phone whose hardware model name is 'Model-007'?")
     assert _top_table(g, "phone") == "phones/phone.csv"
+    why = next(t for t in g.trees if "phone" in t.evidence["words"]).evidence["why"]
+    assert why["from"] == "holds a precise attribute or value of the question"
