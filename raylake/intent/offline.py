@@ -27,7 +27,7 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    means the chosen table's own column.
 
    Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
-   entity F1 0.444 → 0.541 and attribute F1 0.340 → 0.419 with these pieces; ``held_floor``,
+   entity F1 0.444 → 0.540 and attribute F1 0.340 → 0.418 with these pieces; ``held_floor``,
    ``distinct`` and ``question_prior`` are the best of the values tried there.
 4. **Joins** — entities are chained in question order (a question relates what it names);
    when the lake shows two named entities connect only through a table nobody named, a
@@ -432,10 +432,12 @@ class OfflineExtractor:
         """Candidate tables ``cand`` of an entity mention, best first: its own score (:meth:`_base_tables`)
         plus μ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
         question's other mentions s — attributes and values (b_s: their best column per table,
-        w_s: specificity) and the other entities (b_s: their own table scores, w_s = 1).
+        w_s: specificity) and the other entities (b_s: their own table scores, w_s = 1) —
+        plus ρ · cos(question, text of t), rescaled (``question_prior``, :meth:`_question_tables`).
 
         A question is about one part of the lake: of several same-named tables, the one whose
-        join neighbourhood also holds what the rest of the question names is meant.
+        join neighbourhood also holds what the rest of the question names, and whose own
+        vocabulary the question reads like, is meant.
         """
         if not cand:
             return []
@@ -454,10 +456,7 @@ class OfflineExtractor:
         for u, v, w in arrays:
             near = np.stack([self._near(int(x))[ts] for x in u])  # (|u|, |candidates|)
             bonus += w * (v[:, None] * near).max(axis=0)
-        if qcos is not None:
-            bonus_q = self.question_prior * qcos[ts]
-        else:
-            bonus_q = np.zeros(len(ts))
+        bonus_q = self.question_prior * qcos[ts] if qcos is not None else np.zeros(len(ts))
         e.parts = {int(t): (cand[int(t)], min(self.max_context, self.near_context * float(b)), float(bq))
                    for t, b, bq in zip(ts, bonus, bonus_q)}
         scored = {t: sum(p) for t, p in e.parts.items()}
@@ -470,11 +469,13 @@ class OfflineExtractor:
 
         over the top candidates of each entity, where the MST is over the cheapest lake join
         paths between the chosen tables (cost Σ −log join score, ``LakeGraph.best_paths``,
-        ≤ 2 links, unreachable = ``max_cost``) and the last term credits the set once for each
+        ≤ 2 links, unreachable = ``max_cost``), the μ term credits the set once for each
         attribute or value mention ``s`` (weight: its specificity) that one of its tables
-        explains; δ charges each entity resolved to a table (shard cluster) another already took. Tables of one database join through strong key links (gold pairs of the
-        tuning questions: median cost 0.15, random pairs 0.51), so a coherent set is what
-        tells apart the many same-named tables ('student', 'customers') of a lake.
+        explains, and δ (``distinct``) charges each entity resolved to a table (shard cluster)
+        another entity already took: a question that names two things means two tables.
+        Tables of one database join through strong key links (gold pairs of the tuning
+        questions: median cost 0.15, random pairs 0.51), so a coherent set is what tells apart
+        the many same-named tables ('student', 'customers') of a lake.
         """
         graph, idx = self.index.graph, self.index
         ks = [k for k in range(len(ranked)) if ranked[k]]
