@@ -82,7 +82,7 @@ class Lexicon:
                     cnt[toks[0]] += 1
             self.table_entity_words.append(cnt)
         graph = getattr(index, "graph", None)
-        self.referenced = {}
+        self.referenced: dict[int, dict[str, list[int]]] = {}  # table -> word -> the tables whose headers name it so
         if graph is not None:
             self._referenced_words(index, graph)
         self.table_entity_words = [Counter({w: k for w, k in cnt.items() if k >= 2 and w not in _NOT_ENTITY})
@@ -120,7 +120,6 @@ class Lexicon:
         chance id overlaps and name nothing."""
         col_of = index.col_index
         paths = index.paths
-        self.referenced: dict[int, dict[str, list[int]]] = defaultdict(dict)  # table -> word -> referencing tables
         for t in range(index.n_tables):
             refs: dict[int, list[tuple[float, int, str]]] = defaultdict(list)  # key column -> (score, table, word)
             for u, links in graph.join[t].items():
@@ -147,7 +146,7 @@ class Lexicon:
                 if per_word:  # one name per key: the word most referencing tables use
                     w, us = max(per_word.items(), key=lambda x: (len(x[1]), x[0]))
                     cnt[w] += 1 + min(2, len(us))
-                    self.referenced[t][w] = sorted(us)
+                    self.referenced.setdefault(t, {})[w] = sorted(us)
 
     def idf_of(self, tok: str) -> float:
         return self.idf.get(tok, self.max_idf)
