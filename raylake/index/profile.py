@@ -19,6 +19,9 @@ import pyarrow.compute as pc
 from raylake.config import IndexConfig
 from raylake.kernels import minhash
 
+# tokens of a humanised header that mark a key (``station id``, ``customer no``); a header of
+# these alone (``id``) is a generic key that names no entity
+KEY_WORDS = frozenset({"id", "code", "key", "no", "number", "num", "ref"})
 _KEY_NAME = re.compile(r"(^|[^a-z])(id|key|code|no|num|number|ref|uid|uuid)$|id$", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 

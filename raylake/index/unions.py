@@ -126,15 +126,13 @@ def align(
     sigs: np.ndarray,
     emb_header: np.ndarray,
     emb_sample: np.ndarray,
-    shapes: list | None = None,
-    vwords: list | None = None,
+    shapes: dict,
+    vwords: dict,
 ) -> tuple[float, list[tuple[int, int, float]], float]:
     """Align columns ``ca`` of one table with ``cb`` of another: (score, matches, row_overlap).
 
-    ``shapes`` / ``vwords``: :func:`value_shapes` / :func:`value_tokens` of every column, when
-    the caller aligns many pairs (computed here for ``ca`` and ``cb`` otherwise)."""
-    if shapes is None:
-        shapes, vwords = _value_evidence(cols, np.concatenate([ca, cb]))
+    ``shapes`` / ``vwords``: :func:`value_shapes` / :func:`value_tokens` by column id
+    (:func:`_value_evidence`, once for all the pairs a caller aligns)."""
     tc = type_compatible(cols.dtype[ca][:, None], cols.dtype[cb][None, :])
     same = (cols.norm_name[ca][:, None] == cols.norm_name[cb][None, :]).astype(float)
     tok = np.array([[token_jaccard(x, y) for y in cols.words[cb]] for x in cols.words[ca]])

@@ -17,6 +17,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from raylake.index.profile import KEY_WORDS
+
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index", "data": "data",
               "series": "series", "species": "species", "statuses": "status", "addresses": "address", "classes": "class",
               "businesses": "business", "buses": "bus", "analyses": "analysis", "matches": "match", "branches": "branch",
@@ -40,7 +42,7 @@ def lemma(word: str) -> str:
     return w
 
 
-_KEY_SUFFIX = ("id", "code", "key", "no", "number", "num", "ref")
+_KEY_SUFFIX = KEY_WORDS
 _NOT_ENTITY = {"id", "date", "is", "num", "number", "other", "type", "total"}
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
@@ -182,7 +184,7 @@ class Lexicon:
 
 
 _GLUED_TAIL = ("id", "name", "date", "type", "code", "detail", "number", "count", "price", "status", "year")
-_NAME_PART = {"f": "first", "l": "last", "m": "middle"}  # fname, lname, mname
+NAME_PARTS = {"f": "first", "l": "last", "m": "middle"}  # the glued name parts: fname, lname, mname
 
 
 def _split_glued(col_tokens: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -198,8 +200,8 @@ def _split_glued(col_tokens: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
             for tail in _GLUED_TAIL:
                 head = t[: -len(tail)]
                 if t.endswith(tail) and head:
-                    if tail == "name" and head in _NAME_PART:
-                        split += [_NAME_PART[head], tail]
+                    if tail == "name" and head in NAME_PARTS:
+                        split += [NAME_PARTS[head], tail]
                         break
                     if len(head) >= 3 and head in vocab:
                         split += [head, tail]

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from raylake.intent.lexicon import Lexicon, lemma, tokens, top
+from raylake.intent.lexicon import NAME_PARTS, Lexicon, lemma, tokens, top
 from raylake.intent.model import Attribute, IntentGraph, IntentTree, Join
 
 STOP = set(
@@ -64,7 +64,7 @@ STOP = set(
 )
 # 'name' is a stopword for segmentation only; it is kept as an attribute (see _ATTR_WORDS)
 _ATTR_WORDS = {"name", "names"}
-_NAME_PARTS = {"first", "last", "middle"}
+_NAME_PARTS = set(NAME_PARTS.values())  # 'first name', as the lexicon splits 'fname'
 AGGREGATE = {"average": "avg", "mean": "avg", "total": "sum", "sum": "sum", "maximum": "max", "max": "max", "highest": "max",
              "largest": "max", "biggest": "max", "greatest": "max", "most": "max", "oldest": "max", "minimum": "min",
              "min": "min", "lowest": "min", "smallest": "min", "least": "min", "fewest": "min", "youngest": "min",
@@ -100,7 +100,8 @@ class _Span:
     role: str = ""  # entity | attribute, once decided
     table_cos: np.ndarray | None = None
     spec: float | None = None  # specificity, see OfflineExtractor._specificity
-    why: dict = field(default_factory=dict)  # table -> what its own score came from (entities)
+    best: dict | None = None  # table -> best column score, see OfflineExtractor._table_best
+    why: dict = field(default_factory=dict)  # table -> (source, detail) of its own score (entities), see _why
     parts: dict = field(default_factory=dict)  # table -> (own, context, question) score terms (entities)
 
 
@@ -302,12 +303,15 @@ class OfflineExtractor:
 
     @staticmethod
     def _table_best(span: _Span, col_table) -> dict[int, float]:
-        out: dict[int, float] = {}
-        for c, s in span.columns:
-            t = int(col_table[c])
-            if s > out.get(t, 0.0):
-                out[t] = s
-        return out
+        """Table → the span's best column score there (kept on the span: the held tables, every
+        entity's ranking and the joint choice all read it)."""
+        if span.best is None:
+            span.best = {}
+            for c, s in span.columns:
+                t = int(col_table[c])
+                if s > span.best.get(t, 0.0):
+                    span.best[t] = s
+        return span.best
 
     def _specificity(self, span: _Span) -> float:
         """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0."""
@@ -348,11 +352,21 @@ class OfflineExtractor:
 
     # ------------------------------------------------------------------ entities → tables
 
-    @staticmethod
-    def _why(e: _Span, t: int, joint: bool) -> dict:
+    def _why(self, e: _Span, t: int, joint: bool) -> dict:
         """The terms of the first table's score, for the evidence: own (and from what), context, question."""
         own, ctx, q = e.parts.get(t, (0.0, 0.0, 0.0))
-        out = {"own": round(own, 3), "from": e.why.get(t, ""), "context": round(ctx, 3), "question": round(q, 3)}
+        src = e.why.get(t, ("",))
+        if src[0] == "held":
+            source = "holds a precise attribute or value of the question"
+        elif src[0] == "named":
+            by = self.lex.referenced.get(t, {}).get(src[1])
+            how = f"by the headers of {', '.join(self.index.paths[u] for u in by[:2])} referencing it" if by else "by its headers"
+            source = f"named {src[1]!r} {how}" + (" (abbreviated)" if src[2] else "")
+        elif src[0] == "header":
+            source = f"header {self.index.columns['name'][src[1]]!r}"
+        else:
+            source = "table text" if src[0] == "text" else ""
+        out = {"own": round(own, 3), "from": source, "context": round(ctx, 3), "question": round(q, 3)}
         if joint:
             out["chosen"] = "jointly with the other entities"
         return out
@@ -380,26 +394,24 @@ class OfflineExtractor:
         toks = tokens(e.text)
         cand: dict[int, float] = {}
 
-        def put(t: int, v: float, why: str) -> None:
+        def put(t: int, v: float, why: tuple) -> None:
             if v > cand.get(t, 0.0):
                 cand[t] = v
-                e.why[t] = why
+                e.why[t] = why  # worded by _why, for the chosen table only
 
         for t, v in (held or {}).items():
-            put(t, v, "holds a precise attribute or value of the question")
-        words = [(w, 1.0, "") for w in sorted({e.head, "_".join(toks)})]
-        words += [(w, _ABBREV, " (abbreviated)") for w in (lex.abbreviations(e.head) if e.head else ())]
-        for w, weight, note in words:
+            put(t, v, ("held",))
+        words = [(w, 1.0) for w in sorted({e.head, "_".join(toks)})]
+        words += [(w, _ABBREV) for w in (lex.abbreviations(e.head) if e.head else ())]
+        for w, weight in words:
             for t in lex.entity_tables.get(w, ()):
-                by = lex.referenced.get(t, {}).get(w)
-                how = f"by the headers of {', '.join(idx.paths[u] for u in by[:2])} referencing it" if by else "by its headers"
-                put(t, weight * lex.entity_strength(t, w), f"named {w!r} {how}{note}")
+                put(t, weight * lex.entity_strength(t, w), ("named", w, weight < 1.0))
         for c, s in e.columns[:16]:
-            put(int(idx.col_table[c]), 0.6 * s, f"header {idx.columns['name'][c]!r}")
+            put(int(idx.col_table[c]), 0.6 * s, ("header", c))
         if e.table_cos is not None:
             k = min(10, len(e.table_cos) - 1)
             for t in np.argpartition(-e.table_cos, k)[: k + 1]:
-                put(int(t), 0.9 * float(e.table_cos[t]), "table text")
+                put(int(t), 0.9 * float(e.table_cos[t]), ("text",))
         return {t: v for t, v in cand.items() if v > 0}
 
     def _near(self, t: int) -> np.ndarray:

@@ -258,9 +258,9 @@ class Support:
         todo, union = deque([tables[0]]), self.index.graph.union
         while todo:  # breadth-first over the cluster's union links, from its first table
             a = todo.popleft()
-            for t, link in union[a].items():  # link: column of a -> column of t
+            for t in union[a]:
                 if t in members and t not in canon:
-                    back = {v: k for k, v in link.mapping.items()}
+                    back = union[t][a].mapping  # column of t -> column of a
                     canon[t] = {raw[c]: canon[a].get(back.get(raw[c]), self.names[c]) for c in self.index.table_columns[t]}
                     todo.append(t)
         names = {n for m in canon.values() for n in m.values()}
