@@ -47,8 +47,12 @@ _NOT_ENTITY = {"id", "date", "is", "num", "number", "other", "type", "total"}
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
 
+_POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")
+
+
 def tokens(text: str) -> list[str]:
-    return [lemma(t) for t in _TOKEN.findall(text.lower())]
+    """Lemmatised word tokens; a possessive ``'s`` is no word (``employee's`` → employee)."""
+    return [lemma(t) for t in _TOKEN.findall(_POSSESSIVE.sub("", text.lower()))]
 
 
 class Lexicon:

@@ -107,3 +107,30 @@ def test_extractor_finds_tables_that_never_say_what_they_are(small_index):
     assert _top_table(g, "phone") == "phones/phone.csv"
     why = next(t for t in g.trees if "phone" in t.evidence["words"]).evidence["why"]
     assert why["from"] == "holds a precise attribute or value of the question"
+
+
+def test_a_possessive_is_no_word():
+    from raylake.intent.lexicon import tokens
+
+    assert tokens("the employee's name") == ["the", "employee", "name"]
+    assert tokens("scientists' projects") == ["scientist", "project"]
+
+
+def test_a_bridge_maps_one_key_to_another():
+    from raylake.graph.lake_graph import LakeGraph
+    from raylake.intent.offline import bridge_ok
+
+    def edge(a, ac, b, bc, score):
+        return {"kind": "join", "src_table": a, "src_column": ac, "dst_table": b, "dst_column": bc, "score": score}
+
+    paths = ["department", "management", "head", "cards", "addresses", "customers"]
+    g = LakeGraph.from_edges(paths, [
+        edge("management", "department_ID", "department", "Department_ID", 0.9),
+        edge("management", "head_ID", "head", "head_ID", 0.9),
+        edge("cards", "customer_id", "addresses", "customer_id", 0.9),
+        edge("addresses", "customer_id", "customers", "customer_id", 0.9),
+    ])
+    assert bridge_ok(g, [0, 1, 2], 0.84)  # department — management — head
+    assert not bridge_ok(g, [0, 1, 2], 0.95)  # links weaker than asked
+    assert not bridge_ok(g, [3, 4, 5], 0.84)  # in and out through one customer_id column
+    assert bridge_ok(g, [0, 1], 0.84)  # a direct link has no bridge to check
