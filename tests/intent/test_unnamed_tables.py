@@ -134,3 +134,18 @@ def test_a_bridge_maps_one_key_to_another():
     assert not bridge_ok(g, [0, 1, 2], 0.95)  # links weaker than asked
     assert not bridge_ok(g, [3, 4, 5], 0.84)  # in and out through one customer_id column
     assert bridge_ok(g, [0, 1], 0.84)  # a direct link has no bridge to check
+
+
+def test_verb_forms_are_no_attributes():
+    from raylake.intent.offline import _Span, _verb_like
+
+    def verb(question: str, word: str) -> bool:
+        lower = question.lower().split()
+        i = lower.index(word)
+        return _verb_like(_Span(i, i + 1, word), lower)
+
+    assert verb("architects who built bridges", "built")  # an irregular past form
+    assert verb("medicines that can interact with enzymes", "interact")  # after a modal
+    assert verb("players named Smith", "named")
+    assert not verb("the interact type of each enzyme", "interact")
+    assert not verb("the price of each bridge", "price")
