@@ -116,6 +116,28 @@ def test_a_possessive_is_no_word():
     assert tokens("scientists' projects") == ["scientist", "project"]
 
 
+def test_only_a_value_said_on_purpose_brings_in_a_table(ray_session, tmp_path):
+    from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    lake = str(tmp_path / "lake")
+    for db in ("shop", "bank", "crm"):  # three databases with a customers table each
+        _write(f"{lake}/{db}/customers.csv", ["customer_id", "customer_name", "customer_phone"],
+               [[i, f"{db} customer {i}", f"555-{i:04d}"] for i in range(1, 21)])
+    _write(f"{lake}/cars/fuel.csv", ["fuel_code", "kind"], [[i, k] for i, k in enumerate(["gas", "diesel", "electric"] * 5)])
+    build_index(lake, str(tmp_path / "idx"), progress=False)
+    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+
+    def implied(question: str) -> list[str]:
+        g = ex.extract(question)
+        return [t.evidence["tables"][0] for t in g.trees if t.evidence.get("implied") == "value held by an unnamed table"]
+
+    # 'gas', in lower case among the question's words, is a cell of cars/fuel.csv by chance
+    assert implied("How many customers own gas stations?") == []
+    assert implied("How many customers own 'gas' stations?") == ["cars/fuel.csv"]
+
+
 def test_a_bridge_maps_one_key_to_another():
     from raylake.graph.lake_graph import LakeGraph
     from raylake.intent.offline import bridge_ok
