@@ -22,7 +22,8 @@ from raylake.kernels import minhash
 # tokens of a humanised header that mark a key (``station id``, ``customer no``); a header of
 # these alone (``id``) is a generic key that names no entity
 KEY_WORDS = frozenset({"id", "code", "key", "no", "number", "num", "ref"})
-_KEY_NAME = re.compile(r"(^|[^a-z])(id|key|code|no|num|number|ref|uid|uuid)$|id$", re.IGNORECASE)
+# a raw header ending in a key word or in uid/uuid (``Member_ID``, ``userid``) hints at a key
+_KEY_NAME = re.compile(r"(^|[^a-z])(" + "|".join(sorted(KEY_WORDS | {"uid", "uuid"})) + r")$|id$", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 

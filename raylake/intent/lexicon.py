@@ -42,7 +42,6 @@ def lemma(word: str) -> str:
     return w
 
 
-_KEY_SUFFIX = KEY_WORDS
 _NOT_ENTITY = {"id", "date", "is", "num", "number", "other", "type", "total"}
 _TOKEN = re.compile(r"[a-z]+|\d+")
 
@@ -79,7 +78,7 @@ class Lexicon:
                 toks = self.col_tokens[c]
                 if len(toks) < 2:
                     continue
-                if toks[-1] in _KEY_SUFFIX:
+                if toks[-1] in KEY_WORDS:
                     # the prefix of a table's own key names the table; of a foreign key, a neighbour
                     cnt[toks[0]] += 3 if key_like[c] else 1
                     if len(toks) >= 3:
@@ -87,10 +86,8 @@ class Lexicon:
                 else:
                     cnt[toks[0]] += 1
             self.table_entity_words.append(cnt)
-        graph = getattr(index, "graph", None)
         self.referenced: dict[int, dict[str, list[int]]] = {}  # table -> word -> the tables whose headers name it so
-        if graph is not None:
-            self._referenced_words(index, graph)
+        self._referenced_words(index, index.graph)
         self.table_entity_words = [Counter({w: k for w, k in cnt.items() if k >= 2 and w not in _NOT_ENTITY})
                                    for cnt in self.table_entity_words]
         self.entity_tables: dict[str, list[int]] = defaultdict(list)
@@ -137,9 +134,9 @@ class Lexicon:
                     if k is None or r is None or not index.columns["key_like"][k]:
                         continue
                     key_toks, ref_toks = self.col_tokens[k], self.col_tokens[r]
-                    if not key_toks or not all(x in _KEY_SUFFIX for x in key_toks):
+                    if not key_toks or not all(x in KEY_WORDS for x in key_toks):
                         continue
-                    if len(ref_toks) < 2 or ref_toks[-1] not in _KEY_SUFFIX or ref_toks[-2] in _KEY_SUFFIX:
+                    if len(ref_toks) < 2 or ref_toks[-1] not in KEY_WORDS or ref_toks[-2] in KEY_WORDS:
                         continue
                     refs[k].append((link.score, u, ref_toks[-2]))
             cnt = self.table_entity_words[t]

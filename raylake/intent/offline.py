@@ -7,8 +7,9 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    the columns that hold it, hence the attribute it constrains. Only a value the question
    quotes or capitalises brings in a table that no entity names; a bare number ('more than
    100') or lower-case word ('gas stations') that some cell happens to hold attaches to a
-   named entity (Spider, 400 questions: trees implied by a value 37 → 11, 8 right either
-   way; entity F1 0.540 → 0.555).
+   named entity (Spider, ``python -m bench.intent_bench --limit 400``: entity F1 0.540 →
+   0.555; trees implied by a value 37 → 11, 8 right either way, by a scratch tally of the
+   extracted trees against the reference entities, not in ``bench/``).
 2. **Mentions** — the remaining content words, segmented greedily into the longest spans
    that occur together in some header; each span is matched to columns lexically (IDF
    overlap with lemmatised header tokens) and semantically (cosine with the header
@@ -84,11 +85,8 @@ _COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
 _SMALLER = {"younger", "smaller", "lower", "fewer", "shorter", "cheaper", "earlier", "lighter", "narrower", "thinner",
             "poorer", "slower", "weaker", "closer", "nearer"}
 _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
-# weight of an entity word that abbreviates the mention ('stu' for 'student') against one that
-# spells it: `python -m bench.intent_bench --limit 400` entity F1 0.564 / 0.581 / 0.586 / 0.587 at
-# 0.75 / 0.85 / 0.95 / 1.0 (all 1,701: 0.561 at 0.85, 0.566 at 0.95, 0.568 at 1.0) — in a lake
-# whose keys are abbreviated, the abbreviation is as sure a name as the word
-_ABBREV = 1.0
+# a mention this specific or less is a word every schema has ('name', 'id'): see _specificity
+_GENERIC_SPEC = 0.3
 _ENTITY_CUES = {"each", "every", "of", "which", "many", "per", "all", "whose", "by"}
 
 # words before which a one-word mention reads as a verb ('who built', 'can interact'), and
@@ -308,7 +306,7 @@ class OfflineExtractor:
             s.head = toks[-1] if toks else ""
             compound = "_".join(toks)
             s.entity = max(self.lex.entity_score(s.head) if s.head else 0.0, self.lex.entity_score(compound) if len(toks) > 1 else 0.0,
-                           max((_ABBREV * self.lex.entity_score(w) for w in self.lex.abbreviations(s.head)), default=0.0) if s.head else 0.0)
+                           max((self.lex.entity_score(w) for w in self.lex.abbreviations(s.head)), default=0.0) if s.head else 0.0)
             s.tables = list(self.lex.entity_tables.get(compound, [])) + list(self.lex.entity_tables.get(s.head, []))
 
     def _number_of(self, mentions: list[_Span], lower: list[str]) -> None:
@@ -423,11 +421,15 @@ class OfflineExtractor:
 
         for t, v in (held or {}).items():
             put(t, v, ("held",))
-        words = [(w, 1.0, False) for w in sorted({e.head, "_".join(toks)})]
-        words += [(w, _ABBREV, True) for w in (lex.abbreviations(e.head) if e.head else ())]
-        for w, weight, abbreviated in words:
+        # an entity word that abbreviates the mention ('stu' for 'student') names a table as surely
+        # as one that spells it: weighting it w instead, `python -m bench.intent_bench --limit 400`
+        # gave entity F1 0.564 / 0.581 / 0.586 / 0.587 at w = 0.75 / 0.85 / 0.95 / 1.0 (all 1,701:
+        # 0.561 at 0.85, 0.566 at 0.95, 0.568 at 1.0) — in a lake whose keys are abbreviated, it is the name
+        words = [(w, False) for w in sorted({e.head, "_".join(toks)})]
+        words += [(w, True) for w in (lex.abbreviations(e.head) if e.head else ())]
+        for w, abbreviated in words:
             for t in lex.entity_tables.get(w, ()):
-                put(t, weight * lex.entity_strength(t, w), ("named", w, abbreviated))
+                put(t, lex.entity_strength(t, w), ("named", w, abbreviated))
         for c, s in e.columns[:16]:
             put(int(idx.col_table[c]), 0.6 * s, ("header", c))
         if e.table_cos is not None:
@@ -510,7 +512,8 @@ class OfflineExtractor:
         explains, and δ (``distinct``) charges each entity resolved to a table (shard cluster)
         another entity already took: a question that names two things means two tables.
         Tables of one database join through strong key links (gold pairs of the tuning
-        questions: median cost 0.15, random pairs 0.51), so a coherent set is what tells apart
+        questions: median cost 0.15, random pairs 0.51, by a scratch measurement over the
+        stored index, not in ``bench/``), so a coherent set is what tells apart
         the many same-named tables ('student', 'customers') of a lake.
         """
         graph, idx = self.index.graph, self.index
@@ -682,7 +685,7 @@ class OfflineExtractor:
                 have = {c for c, _ in cols}
                 cols = cols + [(c, v) for c, v in lexical.items() if c in own and c not in have and v >= self.min_attr_score]
             # a word every schema has ('name', 'id') means the tree's own column, not a near table's
-            generic = span.kind == "mention" and self._specificity(span) < 0.3
+            generic = span.kind == "mention" and self._specificity(span) < _GENERIC_SPEC
             far = 0.5 if generic else 0.7
             near = far if generic else 0.85
             return sorted(cols, key=lambda cs: (-(cs[1] * max(1.0 if in_tree(k, cs[0], True) else near if in_tree(k, cs[0]) else far,
@@ -698,14 +701,15 @@ class OfflineExtractor:
         for m in attr_spans:
             if _verb_like(m, lower) and (m.columns[0][1] if m.columns else 0.0) < 0.95:
                 continue  # 'named', 'taught', 'playing': the question's verbs, unless a header says exactly that
-            k, s = home(m)
-            if trees and self._specificity(m) < 0.3:
+            if trees and self._specificity(m) < _GENERIC_SPEC:
                 k, s = nearest_tree(m), 1.0  # 'name', 'id': every table has one; the question's syntax says whose
+            else:
+                k, s = home(m)
             if k is None or s < 0.5:
                 if (m.columns[0][1] if m.columns else 0.0) < self.min_attr_score:
                     continue  # no header in the lake says this: a verb or filler, not a data need
                 k2 = nearest_tree(m)
-                if k2 is None and m.columns and self._specificity(m) > 0.3:
+                if k2 is None and m.columns and self._specificity(m) > _GENERIC_SPEC:
                     t = int(idx.col_table[m.columns[0][0]])
                     k2 = implied_tree(t, m.text, "attribute without a named entity")
                 k = k2
@@ -861,9 +865,9 @@ def bridge_ok(graph, path: list[int], min_score: float) -> bool:
     ``min_score`` strong? A path in and out through one column (the ``customer_id`` of a third
     table) relates nothing its two ends do not share themselves, and weaker links are mostly
     the lake's chance id overlaps between databases. Spider, ``python -m bench.intent_bench
-    --limit 400``: 111 bridge trees, 25 right, without this test; 32, 22 right, with it at
-    ``min_score`` 0.84, and entity F1 0.555 → 0.575, join F1 0.262 → 0.287 (entity 0.566 at
-    0.80, 0.571 at 0.87)."""
+    --limit 400``: entity F1 0.555 → 0.575, join F1 0.262 → 0.287 with this test at
+    ``min_score`` 0.84 (entity 0.566 at 0.80, 0.571 at 0.87); bridge trees 111 (25 right) →
+    32 (22 right), by a scratch tally of the extracted trees, not in ``bench/``."""
     join = graph.join
     for x, y, z in zip(path, path[1:], path[2:]):
         if y not in join[x] or z not in join[y]:
