@@ -171,3 +171,30 @@ def test_verb_forms_are_no_attributes():
     assert verb("players named Smith", "named")
     assert not verb("the interact type of each enzyme", "interact")
     assert not verb("the price of each bridge", "price")
+
+
+def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_path):
+    from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    rng = random.Random(3)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/election/county.csv", ["County_Id", "County_name", "Population", "Zip_code"],
+           [[i, name, rng.randint(20_000, 900_000), f"D{rng.randint(10000, 99999)}"]
+            for i, name in enumerate(["Howard", "Baltimore", "Colony", "Mansfield", "Manning"], start=1)])
+    _write(f"{lake}/election/election.csv", ["Election_ID", "County_Id", "Delegate", "Party"],
+           [[i, rng.randint(1, 5), f"Delegate {chr(64 + i)}", rng.choice(["Democratic", "Liberal"])] for i in range(1, 9)])
+    # another database's table with a Delegate header, joined to nothing of the election one
+    _write(f"{lake}/convention/speech.csv", ["speech_id", "Delegate", "topic"],
+           [[100 + i, f"Speaker {i}", rng.choice(["trade", "water", "roads"])] for i in range(1, 13)])
+    build_index(lake, str(tmp_path / "idx"), progress=False)
+    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+
+    g = ex.extract("Show the names of counties that have at least two delegates.")
+    assert g.trees[0].evidence["tables"][0] == "election/county.csv"
+    joined = [t for t in g.trees if t.evidence.get("implied") == "attribute held by a table joined to the named ones"]
+    assert [t.evidence["tables"][0] for t in joined] == ["election/election.csv"]
+    delegates = next(a for a in joined[0].attributes if a.name == "delegates")
+    assert delegates.evidence["columns"][0][:2] == ["election/election.csv", "Delegate"]
+    assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, joined[0].tree_id} for j in g.joins)
