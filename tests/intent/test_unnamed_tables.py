@@ -136,6 +136,11 @@ def test_only_a_value_said_on_purpose_brings_in_a_table(ray_session, tmp_path):
     # 'gas', in lower case among the question's words, is a cell of cars/fuel.csv by chance
     assert implied("How many customers own gas stations?") == []
     assert implied("How many customers own 'gas' stations?") == ["cars/fuel.csv"]
+    # nor does it make the fuel table's column an attribute: it constrains the attribute named
+    g = ex.extract("List the customer phone of customers in the gas trade.")
+    (gas,) = [a for t in g.trees for a in t.attributes if "gas" in a.values]
+    assert gas.name == "customer phone"
+    assert not any(c[0] == "cars/fuel.csv" for t in g.trees for a in t.attributes for c in a.evidence.get("columns", []))
 
 
 def test_a_bridge_maps_one_key_to_another():
