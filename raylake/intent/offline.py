@@ -6,10 +6,12 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    span found verbatim (normalised) in the value index. A value found in the index names
    the columns that hold it, hence the attribute it constrains. Only a value the question
    quotes or capitalises brings in a table that no entity names; a bare number ('more than
-   100') or lower-case word ('gas stations') that some cell happens to hold attaches to a
-   named entity (Spider, ``python -m bench.intent_bench --limit 400``: entity F1 0.540 →
-   0.555; trees implied by a value 37 → 11, 8 right either way, by a scratch tally of the
-   extracted trees against the reference entities, not in ``bench/``).
+   100') or lower-case word ('gas stations') that some cell happens to hold constrains the
+   nearest attribute the question names, else attaches to a named entity (Spider, ``python
+   -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555; trees implied by a value
+   37 → 11, 8 right either way, by a scratch tally of the extracted trees against the
+   reference entities, not in ``bench/``; the nearest attribute rather than a column of
+   the table holding the value: attribute F1 0.435 → 0.446).
 2. **Mentions** — the remaining content words, segmented greedily into the longest spans
    that occur together in some header; each span is matched to columns lexically (IDF
    overlap with lemmatised header tokens) and semantically (cosine with the header
@@ -730,7 +732,7 @@ class OfflineExtractor:
             if trees and self._specificity(m) < _GENERIC_SPEC:
                 k, s = nearest_tree(m), 1.0  # 'name', 'id': every table has one; the question's syntax says whose
             else:
-                t_n = neighbour_holding(m) if self._specificity(m) > _GENERIC_SPEC else None
+                t_n = neighbour_holding(m)
                 if t_n is not None:
                     k, s = implied_tree(t_n, m.text, "attribute held by a table joined to the named ones"), 1.0
                 else:
@@ -777,14 +779,12 @@ class OfflineExtractor:
                         # (`python -m bench.intent_bench`: attribute F1 0.435 → 0.446 on 400 Spider
                         # questions, 0.441 → 0.450 on all 1,701; value F1 unchanged)
                         target = nearest_attr(v)
-                        if target is None:
-                            k = nearest_tree(span)
-                    if target is None and k is None:
-                        k = implied_tree(int(idx.col_table[v.columns[0][0]]), v.text, "value held by an unnamed table")
+                        k = None if target else nearest_tree(span)
                     if target is None:
+                        if k is None:
+                            k = implied_tree(int(idx.col_table[v.columns[0][0]]), v.text, "value held by an unnamed table")
                         cols = ranked_cols(k, span)
-                        c = cols[0][0]
-                        target = add_attr(k, idx.columns["words"][c], cols, v.text, extra={"from_value": True})
+                        target = add_attr(k, idx.columns["words"][cols[0][0]], cols, v.text, extra={"from_value": True})
             else:
                 target = nearest_attr(v)
             if target is None:
