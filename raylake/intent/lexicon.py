@@ -44,8 +44,6 @@ def lemma(word: str) -> str:
 
 _NOT_ENTITY = {"id", "date", "is", "num", "number", "other", "type", "total"}
 _TOKEN = re.compile(r"[a-z]+|\d+")
-
-
 _POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")
 
 

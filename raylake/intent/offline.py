@@ -11,7 +11,8 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555; trees implied by a value
    37 → 11, 8 right either way, by a scratch tally of the extracted trees against the
    reference entities, not in ``bench/``; the nearest attribute rather than a column of
-   the table holding the value: attribute F1 0.435 → 0.446).
+   the table holding the value: attribute F1 0.435 → 0.446, all 1,701 questions 0.441 →
+   0.450, value F1 unchanged).
 2. **Mentions** — the remaining content words, segmented greedily into the longest spans
    that occur together in some header; each span is matched to columns lexically (IDF
    overlap with lemmatised header tokens) and semantically (cosine with the header
@@ -43,8 +44,10 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
 
    Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
    entity F1 0.444 → 0.540 and attribute F1 0.340 → 0.418 with these pieces; ``held_floor``,
-   ``distinct`` and ``question_prior`` are the best of the values tried there (and still are
-   at 0.587 / 0.438 with :func:`bridge_ok`, the value rule of step 1 and :func:`_verb_like`).
+   ``distinct`` and ``question_prior`` are the best of the values tried there (re-swept at
+   entity F1 0.605 with every rule above: ``held_floor`` 0.6 / 0.8 → 0.599 / 0.602,
+   ``distinct`` 0.1 / 0.3 → 0.597 / 0.598, ``coherence`` 0.4 / 0.6 → 0.604 / 0.605;
+   ``question_prior`` 0.3 → 0.598, and 0.5 gave 0.606 — one or two entities in 910, not adopted).
 4. **Joins** — entities are chained in question order (a question relates what it names);
    when the lake shows two named entities connect only through a table nobody named, a
    bridge tree for that table is inserted between them (Appendix A, rule 3) — if that table
@@ -715,10 +718,11 @@ class OfflineExtractor:
             # election table joined to county does — the question needs that table too
             if any(in_tree(k, c, True) for k in range(len(trees)) for c, sc in span.columns if sc >= self.min_attr_score):
                 return None
+            taken = {int(graph.shard_of[u]) for u in tree_table if u is not None}
             best, best_v = None, 0.0
             for c, sc in span.columns:
                 t = int(idx.col_table[c])
-                if sc < self.neighbour_col or any(graph.shard_of[t] == graph.shard_of[u] for u in tree_table if u is not None):
+                if sc < self.neighbour_col or int(graph.shard_of[t]) in taken:
                     continue
                 v = sc * float(near_chosen[t])
                 if v > best_v:
@@ -776,8 +780,7 @@ class OfflineExtractor:
                         # ('gas', 'belong') that some cell happens to hold: no reason to bring in
                         # a table for it, nor to make another table's column that holds it an
                         # attribute — it constrains the nearest attribute the question names
-                        # (`python -m bench.intent_bench`: attribute F1 0.435 → 0.446 on 400 Spider
-                        # questions, 0.441 → 0.450 on all 1,701; value F1 unchanged)
+                        # (figures in the module docstring, step 1)
                         target = nearest_attr(v)
                         k = None if target else nearest_tree(span)
                     if target is None:
@@ -906,11 +909,12 @@ def bridge_ok(graph, path: list[int], min_score: float) -> bool:
     the lake's chance id overlaps between databases. Spider, ``python -m bench.intent_bench
     --limit 400``: entity F1 0.555 → 0.575, join F1 0.262 → 0.287 with this test at
     ``min_score`` 0.84 (entity 0.566 at 0.80, 0.571 at 0.87); bridge trees 111 (25 right) →
-    32 (22 right), by a scratch tally of the extracted trees, not in ``bench/``."""
+    32 (22 right), by a scratch tally of the extracted trees, not in ``bench/``.
+
+    ``path``: tables linked one to the next by join links, as :meth:`LakeGraph.best_paths`
+    returns them."""
     join = graph.join
     for x, y, z in zip(path, path[1:], path[2:]):
-        if y not in join[x] or z not in join[y]:
-            continue  # a shard hop: the same table
         cols = []
         for u, v in ((x, y), (y, z)):
             link = join[u][v][0]
