@@ -20,6 +20,16 @@ def _write(path: str, header: list[str], rows: list[list]) -> None:
         fh.writelines(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
+def _extractor(lake: str, tmp_path):
+    """An offline extractor over the index of a lake the test wrote."""
+    from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    build_index(lake, str(tmp_path / "idx"), progress=False)
+    return OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+
+
 @pytest.fixture(scope="module")
 def small_index(ray_session, tmp_path_factory):
     from raylake.index.build import build_index
@@ -117,17 +127,12 @@ def test_a_possessive_is_no_word():
 
 
 def test_only_a_value_said_on_purpose_brings_in_a_table(ray_session, tmp_path):
-    from raylake.index.build import build_index
-    from raylake.index.reader import LakeIndex
-    from raylake.intent.offline import OfflineExtractor
-
     lake = str(tmp_path / "lake")
     for db in ("shop", "bank", "crm"):  # three databases with a customers table each
         _write(f"{lake}/{db}/customers.csv", ["customer_id", "customer_name", "customer_phone"],
                [[i, f"{db} customer {i}", f"555-{i:04d}"] for i in range(1, 21)])
     _write(f"{lake}/cars/fuel.csv", ["fuel_code", "kind"], [[i, k] for i, k in enumerate(["gas", "diesel", "electric"] * 5)])
-    build_index(lake, str(tmp_path / "idx"), progress=False)
-    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+    ex = _extractor(lake, tmp_path)
 
     def implied(question: str) -> list[str]:
         g = ex.extract(question)
@@ -179,10 +184,6 @@ def test_verb_forms_are_no_attributes():
 
 
 def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_path):
-    from raylake.index.build import build_index
-    from raylake.index.reader import LakeIndex
-    from raylake.intent.offline import OfflineExtractor
-
     rng = random.Random(3)
     lake = str(tmp_path / "lake")
     _write(f"{lake}/election/county.csv", ["County_Id", "County_name", "Population", "Zip_code"],
@@ -193,8 +194,7 @@ def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_pa
     # another database's table with a Delegate header, joined to nothing of the election one
     _write(f"{lake}/convention/speech.csv", ["speech_id", "Delegate", "topic"],
            [[100 + i, f"Speaker {i}", rng.choice(["trade", "water", "roads"])] for i in range(1, 13)])
-    build_index(lake, str(tmp_path / "idx"), progress=False)
-    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+    ex = _extractor(lake, tmp_path)
 
     g = ex.extract("Show the names of counties that have at least two delegates.")
     assert g.trees[0].evidence["tables"][0] == "election/county.csv"
