@@ -203,3 +203,39 @@ def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_pa
     delegates = next(a for a in joined[0].attributes if a.name == "delegates")
     assert delegates.evidence["columns"][0][:2] == ["election/election.csv", "Delegate"]
     assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, joined[0].tree_id} for j in g.joins)
+
+
+def test_an_entity_word_that_is_a_header_of_a_chosen_table_is_its_attribute(ray_session, tmp_path):
+    rng = random.Random(5)
+    lake = str(tmp_path / "lake")
+    nations = ["France", "Chile", "Japan", "Kenya", "Peru"]
+    _write(f"{lake}/music/singer.csv", ["Singer_ID", "Name", "Country", "Age"],
+           [[i, f"Singer {chr(64 + i)}", rng.choice(nations), rng.randint(19, 60)] for i in range(1, 13)])
+    _write(f"{lake}/music/concert.csv", ["Concert_ID", "Concert_Name", "Singer_ID", "Year"],
+           [[i, f"Tour {i}", rng.randint(1, 12), rng.randint(2001, 2015)] for i in range(1, 21)])
+    # another database names 'country' through its key: 'country' could mean this table
+    _write(f"{lake}/geo/country.csv", ["Country_ID", "Country_Name", "Continent"],
+           [[i, n, rng.choice(["Europe", "Americas", "Asia", "Africa"])] for i, n in enumerate(nations, start=1)])
+    _write(f"{lake}/geo/city.csv", ["City_ID", "City_Name", "Country_ID"],
+           [[i, f"City {i}", rng.randint(1, 5)] for i in range(1, 16)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("How many concerts do singers of each country give?")
+    tables = [t.evidence["tables"][0] for t in g.trees]
+    assert sorted(tables) == ["music/concert.csv", "music/singer.csv"]  # no geo/country tree
+    singer = next(t for t in g.trees if t.evidence["tables"][0] == "music/singer.csv")
+    country = next(a for a in singer.attributes if a.name == "country")
+    assert country.evidence["columns"][0][:2] == ["music/singer.csv", "Country"]
+
+
+def test_the_header_that_spells_the_words_comes_first(ray_session, tmp_path):
+    rng = random.Random(5)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/music/concert.csv", ["Concert_ID", "Concert_Name", "Theme", "Year"],
+           [[i, f"Tour {i}", rng.choice(["Rock", "Jazz", "Folk"]), rng.randint(2001, 2015)] for i in range(1, 21)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("For each concert, show the concert name and the year.")
+    name = next(a for a in g.trees[0].attributes if a.name == "concert name")
+    # 'concert name' reads like Concert_ID too (header cosine saturates at 1.0): the spelling decides
+    assert [c[1] for c in name.evidence["columns"][:2]] == ["Concert_Name", "Concert_ID"]
