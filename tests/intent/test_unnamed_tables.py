@@ -239,3 +239,34 @@ def test_the_header_that_spells_the_words_comes_first(ray_session, tmp_path):
     name = next(a for a in g.trees[0].attributes if a.name == "concert name")
     # 'concert name' reads like Concert_ID too (header cosine saturates at 1.0): the spelling decides
     assert [c[1] for c in name.evidence["columns"][:2]] == ["Concert_Name", "Concert_ID"]
+
+
+def test_a_generic_word_the_named_table_lacks_is_read_from_the_table_its_key_joins(ray_session, tmp_path):
+    rng = random.Random(11)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/pitch/people.csv", ["People_ID", "Name", "Height", "Weight"],
+           [[i, f"Person {chr(64 + i)}", round(rng.uniform(1.6, 2.0), 2), rng.randint(60, 100)] for i in range(1, 16)])
+    _write(f"{lake}/pitch/entrepreneur.csv", ["Entrepreneur_ID", "People_ID", "Company", "Money_Requested"],
+           [[i, p, f"Company {i}", rng.randint(50_000, 500_000)] for i, p in enumerate(rng.sample(range(1, 16), 8), start=1)])
+    # Names that nothing here joins to: in this lake, as in most, 'name' is a word every schema has
+    _write(f"{lake}/zoo/animal.csv", ["Animal_Code", "Name", "Species"],
+           [[f"A{i:02d}", f"Animal {i}", rng.choice(["cat", "owl", "yak"])] for i in range(1, 11)])
+    _write(f"{lake}/zoo/keeper.csv", ["Keeper_Code", "Name", "Shift"],
+           [[f"K{i:02d}", f"Keeper {i}", rng.choice(["day", "night"])] for i in range(1, 8)])
+    _write(f"{lake}/shop/product.csv", ["Product_Code", "Name", "Price"],
+           [[f"P{i:03d}", f"Product {i}", rng.randint(2, 90)] for i in range(1, 13)])
+    _write(f"{lake}/shop/store.csv", ["Store_Code", "Name", "City"],
+           [[f"S{i}", f"Store {i}", rng.choice(["Oslo", "Lima", "Pune"])] for i in range(1, 6)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("What are the names of entrepreneurs?")
+    assert g.trees[0].evidence["tables"][0] == "pitch/entrepreneur.csv"
+    held = [t for t in g.trees if t.evidence.get("implied") == "attribute of the named one held by a table joined to it"]
+    assert [t.evidence["tables"][0] for t in held] == ["pitch/people.csv"]
+    names = next(a for a in held[0].attributes if a.name == "names")
+    assert names.evidence["columns"][0][:2] == ["pitch/people.csv", "Name"]
+    assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, held[0].tree_id} for j in g.joins)
+
+    # the named table's own Name stays the answer where it has one
+    g = ex.extract("What are the names of animals?")
+    assert [t.evidence["tables"][0] for t in g.trees] == ["zoo/animal.csv"]
