@@ -270,3 +270,22 @@ def test_a_generic_word_the_named_table_lacks_is_read_from_the_table_its_key_joi
     # the named table's own Name stays the answer where it has one
     g = ex.extract("What are the names of animals?")
     assert [t.evidence["tables"][0] for t in g.trees] == ["zoo/animal.csv"]
+
+
+def test_a_value_constrains_the_attribute_as_ranked_for_its_tree(ray_session, tmp_path):
+    rng = random.Random(13)
+    lake = str(tmp_path / "lake")
+    # nine tables with a Name sorted before the club's: 'name' is everywhere in this lake
+    for i, thing in enumerate(["actor", "bank", "city", "dish", "event", "farm", "gallery", "hotel", "island"]):
+        _write(f"{lake}/a{i}/{thing}.csv", [f"{thing}_code", "Name"], [[f"{thing[0]}{k}", f"{thing} {k}"] for k in range(1, 7)])
+    _write(f"{lake}/rugby/club.csv", ["Club_ID", "name", "Region"],
+           [[i, n, rng.choice(["UK", "France"])] for i, n in enumerate(["Harlequins", "Saracens", "Wasps", "Bath"], start=1)])
+    _write(f"{lake}/rugby/player.csv", ["Player_ID", "Club_ID", "Points"],
+           [[i, rng.randint(1, 4), rng.randint(0, 120)] for i in range(1, 21)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("What is the average points of players from the club with name 'Harlequins'?")
+    club = next(t for t in g.trees if t.evidence["tables"][0] == "rugby/club.csv")
+    names = [a for a in club.attributes if a.name == "name"]
+    assert len(names) == 1 and names[0].values == ["Harlequins"]
+    assert names[0].evidence["columns"][0][:2] == ["rugby/club.csv", "name"]
