@@ -1,7 +1,10 @@
 """Tables the lake never names: a bare ``id`` key named by the headers that reference it, an
 abbreviated key (``StuID``), glued headers (``Fname``), and a table that only its attributes
 identify — on a small lake written here (a bike-share and a shop database side by side, so
-that generic ``id`` keys of unrelated tables can be told from real references)."""
+that generic ``id`` keys of unrelated tables can be told from real references); and, on lakes
+each test writes, the rules that read a word against the tables already chosen (a joined
+table holding an attribute, an entity word that is another chosen table's header, a value on
+the attribute as ranked for its tree)."""
 from __future__ import annotations
 
 import os
