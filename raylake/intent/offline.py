@@ -147,6 +147,7 @@ class _Span:
     table_cos: np.ndarray | None = None
     spec: float | None = None  # specificity, see OfflineExtractor._specificity
     best: dict | None = None  # table -> best column score, see OfflineExtractor._table_best
+    lexical: dict | None = None  # column -> lexical header match of the words, see OfflineExtractor._lexical
     why: dict = field(default_factory=dict)  # table -> (source, detail) of its own score (entities), see _why
     parts: dict = field(default_factory=dict)  # table -> (own, context, question) score terms (entities)
 
@@ -331,7 +332,8 @@ class OfflineExtractor:
         tcos = _rescale(emb @ idx.emb_table.T)
         for k, (s, srow, irow) in enumerate(zip(spans, sims, ids)):
             toks = tokens(s.text)
-            scores = self.lex.lexical_scores(toks)
+            s.lexical = self.lex.lexical_scores(toks)
+            scores = dict(s.lexical)
             for c, cos in zip(irow, srow):
                 if c >= 0:
                     scores[int(c)] = max(scores.get(int(c), 0.0), float(_rescale(cos)))
@@ -366,6 +368,17 @@ class OfflineExtractor:
                 if s > span.best.get(t, 0.0):
                     span.best[t] = s
         return span.best
+
+    def _lexical(self, span: _Span) -> dict[int, float]:
+        """Column → lexical match of the span's words with its header (kept on the span: the
+        role rules, the attribute's column order and the neighbour rules all read it)."""
+        if span.lexical is None:
+            span.lexical = self.lex.lexical_scores(tokens(span.text))
+        return span.lexical
+
+    def _header_match(self, lexical: dict[int, float], tables) -> float:
+        """The best lexical match among the headers of ``tables``."""
+        return max((lexical.get(int(c), 0.0) for u in tables for c in self.index.table_columns[u]), default=0.0)
 
     def _specificity(self, span: _Span) -> float:
         """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0."""
@@ -632,9 +645,9 @@ class OfflineExtractor:
         # table's attribute, not a third table (figures in the module docstring, step 3)
         demoted = set()
         for k, tk in chosen.items():
-            lexical = self.lex.lexical_scores(tokens(ent_spans[k].text))
+            lexical = self._lexical(ent_spans[k])
             if any(j != k and j not in demoted and graph.shard_of[tj] != graph.shard_of[tk]
-                   and any(lexical.get(int(c), 0.0) >= self.header_of_other for u in graph.shards(tj) for c in idx.table_columns[u])
+                   and self._header_match(lexical, graph.shards(tj)) >= self.header_of_other
                    for j, tj in chosen.items()):
                 demoted.add(k)
         for k in sorted(demoted):
@@ -727,7 +740,7 @@ class OfflineExtractor:
             if k is None:
                 return span.columns
             cols = span.columns
-            lexical = self.lex.lexical_scores(tokens(span.text)) if span.kind == "mention" else {}
+            lexical = self._lexical(span) if span.kind == "mention" else {}
             if span.kind == "mention" and tree_tables[k]:
                 # the kept columns are the lake's best 32 for the words: 'name' (in 170 tables)
                 # may miss the chosen table's own Name, so score that table's headers too
@@ -754,16 +767,20 @@ class OfflineExtractor:
         for t in set(chosen.values()):
             np.maximum(near_chosen, self._near(t), out=near_chosen)
 
+        def taken() -> set[int]:
+            # shard clusters the trees already hold (implied trees join them as they are made)
+            return {int(graph.shard_of[u]) for u in tree_table if u is not None}
+
         def neighbour_holding(span: _Span) -> int | None:
             # 'counties that have at least two delegates': no chosen table has a Delegate, the
             # election table joined to county does — the question needs that table too
             if any(in_tree(k, c, True) for k in range(len(trees)) for c, sc in span.columns if sc >= self.min_attr_score):
                 return None
-            taken = {int(graph.shard_of[u]) for u in tree_table if u is not None}
+            held_clusters = taken()
             best, best_v = None, 0.0
             for c, sc in span.columns:
                 t = int(idx.col_table[c])
-                if sc < self.neighbour_col or int(graph.shard_of[t]) in taken:
+                if sc < self.neighbour_col or int(graph.shard_of[t]) in held_clusters:
                     continue
                 v = sc * float(near_chosen[t])
                 if v > best_v:
@@ -778,14 +795,14 @@ class OfflineExtractor:
             t0 = tree_table[k]
             if t0 is None:
                 return None
-            lexical = self.lex.lexical_scores(tokens(span.text))
-            if any(lexical.get(int(c), 0.0) >= self.min_attr_score for u in graph.shards(t0) for c in idx.table_columns[u]):
+            lexical = self._lexical(span)
+            if self._header_match(lexical, graph.shards(t0)) >= self.min_attr_score:
                 return None
-            taken = {int(graph.shard_of[u]) for u in tree_table if u is not None}
-            linked = sorted((-links[0].score, t) for u in graph.shards(t0) for t, links in graph.join[u].items()
-                            if links[0].score >= self.min_bridge and int(graph.shard_of[t]) not in taken)
+            held_clusters = taken()
+            linked = sorted((-score, t) for u in graph.shards(t0) for t, op, score in graph.neighbours(u, self.min_bridge)
+                            if op == "join" and int(graph.shard_of[t]) not in held_clusters)
             for _, t in linked:
-                if max((lexical.get(int(c), 0.0) for c in idx.table_columns[t]), default=0.0) >= self.neighbour_col:
+                if self._header_match(lexical, [t]) >= self.neighbour_col:
                     return t
             return None
 
