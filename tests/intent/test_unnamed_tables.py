@@ -4,7 +4,7 @@ identify — on a small lake written here (a bike-share and a shop database side
 that generic ``id`` keys of unrelated tables can be told from real references); and, on lakes
 each test writes, the rules that read a word against the tables already chosen (a joined
 table holding an attribute, an entity word that is another chosen table's header, a value on
-the attribute as ranked for its tree)."""
+the attribute as ranked for its tree, the chosen table's header before its union shard's)."""
 from __future__ import annotations
 
 import os
@@ -292,3 +292,29 @@ def test_a_value_constrains_the_attribute_as_ranked_for_its_tree(ray_session, tm
     names = [a for a in club.attributes if a.name == "name"]
     assert len(names) == 1 and names[0].values == ["Harlequins"]
     assert names[0].evidence["columns"][0][:2] == ["rugby/club.csv", "name"]
+
+
+def test_the_chosen_table_answers_before_a_shard_it_unions_with(ray_session, tmp_path):
+    rng = random.Random(17)
+    lake = str(tmp_path / "lake")
+    bands = ["Queen", "Abba", "Blur", "Oasis", "Muse", "Toto", "Yes", "Kiss", "Rush"]
+    _write(f"{lake}/store/artist.csv", ["ArtistId", "Name", "Country"],
+           [[i, n, rng.choice(["UK", "US"])] for i, n in enumerate(bands[:6], start=1)])
+    _write(f"{lake}/store/album.csv", ["AlbumId", "Title", "ArtistId"], [[i, f"Album {i}", rng.randint(1, 6)] for i in range(1, 31)])
+    # a shard of the artist table with its key re-spelled 'id' (the union maps id → ArtistId)
+    _write(f"{lake}/gallery/artist.csv", ["id", "name", "Country"],
+           [[i, n, rng.choice(["UK", "US"])] for i, n in enumerate(bands[3:], start=4)])
+    _write(f"{lake}/gallery/exhibition.csv", ["Exhibition_ID", "Year", "artist_id"],
+           [[i, rng.randint(2000, 2010), rng.randint(4, 9)] for i in range(1, 15)])
+    ex = _extractor(lake, tmp_path)
+    graph = ex.index.graph
+    paths = list(ex.index.paths)
+    assert graph.shard_of[paths.index("store/artist.csv")] == graph.shard_of[paths.index("gallery/artist.csv")]
+
+    g = ex.extract("Please list the name and id of all artists that have at least 3 albums.")
+    artists = g.trees[0]
+    assert artists.evidence["tables"][0] == "store/artist.csv"
+    cols = {a.name: [c[:2] for c in a.evidence["columns"][:2]] for a in artists.attributes}
+    # the shard's exact 'id' reads better, but the words are asked of the chosen table
+    assert cols["id"] == [["store/artist.csv", "ArtistId"], ["gallery/artist.csv", "id"]]
+    assert cols["name"] == [["store/artist.csv", "Name"], ["gallery/artist.csv", "name"]]
