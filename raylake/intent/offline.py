@@ -33,12 +33,14 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    --limit 400``: entity F1 0.587 → 0.605, join 0.306 → 0.360, attribute 0.438 → 0.435
    (entity 0.605 / 0.596 at ``neighbour_col`` 0.75 / 0.85, 0.601 / 0.603 / 0.599 at
    ``neighbour_near`` 0.05 / 0.15 / 0.2); all 1,701 questions: entity 0.567 → 0.586, join
-   0.300 → 0.346, attribute 0.440 → 0.441. The chosen tables' own headers count for every
+   0.300 → 0.346, attribute 0.440 → 0.441. The headers of each entity's table candidates
+   (the chosen table and the next two its tree lists, with their shards) count for every
    attribute word, not only the lake's best ``4·top_k`` matches kept for it: "the addresses
    of the buildings" — the chosen building table's ``building_address`` is not among the
    lake's first 32 'address' columns, and a joined table with an exact ``Address`` was brought
-   in instead (400 q: entity 0.603 → 0.605, attribute 0.479 → 0.491, join 0.364 → 0.367; all
-   1,701: entity 0.587 → 0.588, attribute 0.477 → 0.486, join 0.353 → 0.355).
+   in instead (the chosen tables' headers alone: 400 q entity 0.603 → 0.605, attribute 0.479
+   → 0.491, join 0.364 → 0.367; all 1,701: entity 0.587 → 0.588, attribute 0.477 → 0.486,
+   join 0.353 → 0.355; the next candidates: below).
    An entity's candidate tables are those its words name (abbreviations included), whose
    headers or text match it, and those holding a precise attribute or value of the question
    (the phone table of "the phone whose hardware model name is …" never says "phone").
@@ -54,13 +56,26 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.456 (400 q; 0.603 / 0.606 / 0.605 entity at 0.85 / 0.95 / off); all 1,701: entity
    0.586 → 0.587, attribute 0.450 → 0.456. Attribute columns of the chosen tables, then of
    tables near them, come first, the header that spells the words before one whose cosine
-   only reads like them. A shard the chosen table unions with counts ``_SHARD_ORDER`` (0.75)
-   of it, below the 0.8 a key header gets for its last word: the words are asked of the
-   chosen table, so 'the name and id of artists' lists the chosen table's ``ArtistId``
-   before a sibling shard's exact ``id`` (400 q attribute 0.475 → 0.479; 0.471 / 0.475 /
-   0.475 at 0.6 / 0.9 / 1.0; all 1,701: 0.474 → 0.477). A word every schema has ('name', 'id') means the chosen table's own
-   column — or, where that table has none, the column of the table its strongest key link
-   (≥ ``min_bridge``) reaches that has one, as a tree of its own ("the names of
+   only reads like them. A header of a table the tree might be instead of its chosen one
+   counts ``_ALTERNATIVE_ORDER`` (0.75) of the chosen table's: a shard the chosen table
+   unions with and, for a word every schema has, the tree's next candidates (at 0.5 before,
+   as any far table). That is below the 0.8 a key header gets for its last word — the words
+   are asked of the chosen table, so 'the name and id of artists' lists its ``ArtistId``
+   before a sibling shard's exact ``id`` (shards: 400 q attribute 0.475 → 0.479; 0.471 /
+   0.475 / 0.475 at 0.6 / 0.9 / 1.0; all 1,701: 0.474 → 0.477). With the next candidates'
+   headers read and ordered so (ties in the tree's order of its tables), an attribute lists
+   its column in each table its tree may be, the hedge the tree's own three tables make: 400
+   q attribute 0.491 → 0.499 (0.493 with the headers read, generic words' candidates left at
+   0.5; 0.499 / 0.501 at 0.7 / 0.85, where a candidate's exact ``Name`` would outrank the
+   chosen table's ``customer_name``; 0.500 with ties by column id); all 1,701: attribute
+   0.486 → 0.496, entity and join unchanged (0.588, 0.356). The gain is mostly in the
+   alternatives: with ``--k 1`` attribute F1 is 0.403 → 0.405. A value constrains an
+   attribute only through a column that matches the attribute's words (≥
+   ``min_attr_score``): with the candidates' headers in the list, 'points' ranked the club
+   table's ``name`` (cosine 0.2) among its first 8 and took 'Harlequins'.
+   A word every schema has ('name', 'id') means the chosen table's own column — or, where
+   that table has none, the column of the table its strongest key link (≥ ``min_bridge``)
+   reaches that has one, as a tree of its own ("the names of
    entrepreneurs": the people table the entrepreneur table's People_ID joins): 400 q entity
    0.606 → 0.603, attribute 0.460 → 0.474, join 0.361 → 0.364 (0.605 / 0.461 / 0.362 when
    only a table that alone among the linked ones has the header counts); all 1,701 questions:
@@ -126,8 +141,9 @@ _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
 _GENERIC_SPEC = 0.3
 # weight of a header's cosine, against its lexical match, in the order of an attribute's columns
 _SEMANTIC_ORDER = 0.9
-# weight of a header of a shard the chosen table unions with, against the chosen table's own
-_SHARD_ORDER = 0.75
+# weight of a header of a table the tree might be instead of its chosen one (a shard it unions
+# with; for a word every schema has, its next candidates too), against the chosen table's own
+_ALTERNATIVE_ORDER = 0.75
 _ENTITY_CUES = {"each", "every", "of", "which", "many", "per", "all", "whose", "by"}
 
 # words before which a one-word mention reads as a verb ('who built', 'can interact'), and
@@ -676,10 +692,13 @@ class OfflineExtractor:
             ent_spans[k].role = "attribute"
             attr_spans.append(ent_spans[k])
         attr_spans.sort(key=lambda m: m.start)
-        chosen_tables = [u for t in chosen.values() for u in graph.shards(t)]
+        # each entity's table candidates, as its tree's evidence ranks them (the chosen one, then
+        # the next two), and their shards: their headers are read for every attribute word
+        candidates = sorted({t for k in chosen if k not in demoted for t in ([chosen[k]] + [t for t, _ in ranked[k] if t != chosen[k]])[:3]})
+        cand_tables = [u for t in candidates for u in graph.shards(t)]
         for m in attr_spans:
-            self._specificity(m)  # read off the lake-wide match (cached), before the chosen tables' headers join it
-            m.columns = self._with_own(m, chosen_tables)
+            self._specificity(m)  # read off the lake-wide match (cached), before the candidates' headers join it
+            m.columns = self._with_own(m, cand_tables)
         # two mentions resolving to one table (or its shards) are one tree
         keep, seen_cluster = [], {}
         for k in range(len(ent_spans)):
@@ -772,7 +791,7 @@ class OfflineExtractor:
             # a word every schema has ('name', 'id') means the tree's own column, not a near table's
             generic = span.kind == "mention" and self._specificity(span) < _GENERIC_SPEC
             far = 0.5 if generic else 0.7
-            near = far if generic else 0.85
+            near = _ALTERNATIVE_ORDER if generic else 0.85
             # header cosine saturates ('concert name' ~ Concert_ID at 1.0, as Concert_Name): in the
             # order, the header that spells the words beats one that only reads like them
             # (`python -m bench.intent_bench --limit 400`: attribute F1 0.456 → 0.460; as a tie-break only, 0.4575)
@@ -788,10 +807,15 @@ class OfflineExtractor:
                 if in_tree(k, c, True):
                     # a shard the chosen table unions with: the chosen table's own 'ArtistId'
                     # (0.8 for 'id') before the shard's exact 'id' (figures: module docstring, step 3)
-                    return _SHARD_ORDER
+                    return _ALTERNATIVE_ORDER
                 return max(near if in_tree(k, c) else far, min(0.85, far + self.near_cols * near_chosen[t]))
 
-            return sorted(cols, key=lambda cs: (-order(*cs) * weight(cs[0]), cs[0]))
+            def rank(c: int) -> int:
+                # ties go to the table the tree ranks higher
+                cl = graph.shard_of[int(idx.col_table[c])]
+                return next((i for i, u in enumerate(tree_tables[k]) if graph.shard_of[u] == cl), len(tree_tables[k]))
+
+            return sorted(cols, key=lambda cs: (-order(*cs) * weight(cs[0]), rank(cs[0]), cs[0]))
 
         # closeness of every table to the chosen ones: a column near the question's tables
         # is the likelier reading of an attribute word than the same header elsewhere
@@ -885,7 +909,7 @@ class OfflineExtractor:
                 for m in attr_spans:
                     # the attribute's columns as ranked for its tree: 'club with name AIB' — the
                     # club table's own name holds AIB, though not among the lake's first 'name's
-                    if id(m) in attr_of and any(c in held for c, _ in attr_cols[id(m)][:8]):
+                    if id(m) in attr_of and any(c in held for c, sc in attr_cols[id(m)][:8] if sc >= self.min_attr_score):
                         target = attr_of[id(m)]
                         break
                 if target is None:

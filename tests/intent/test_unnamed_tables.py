@@ -348,3 +348,34 @@ def test_a_chosen_table_header_the_lake_wide_match_missed_holds_the_attribute(ra
     assert [t.evidence["tables"][0] for t in g.trees] == ["rentals/apartment_buildings.csv", "rentals/apartments.csv"]
     addresses = next(a for a in g.trees[0].attributes if a.name == "addresses")
     assert ["rentals/apartment_buildings.csv", "building_address"] in [c[:2] for c in addresses.evidence["columns"][:3]]
+
+
+def test_an_attribute_lists_its_column_in_each_table_its_tree_may_be(ray_session, tmp_path):
+    from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    rng = random.Random(23)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/concert/singer.csv", ["Singer_ID", "Name", "Country", "Age"],
+           [[i, f"Singer {i}", rng.choice(["France", "Peru", "Chad"]), rng.randint(20, 60)] for i in range(1, 13)])
+    _write(f"{lake}/charts/singer.csv", ["Singer_ID", "Name", "Birth_Year", "Net_Worth"],
+           [[i, f"Artist {i}", rng.randint(1950, 2000), rng.randint(1, 90)] for i in range(1, 10)])
+    # nine other tables with a Name sorted before the singers': 'name' is everywhere in this
+    # lake (of widths 2, 4, …, 18, so that they are no shards of one another)
+    for i, thing in enumerate(["actor", "bank", "city", "dish", "event", "farm", "gallery", "hotel", "island"]):
+        extra = [f"{thing}_{j}" for j in range(2 * i)]
+        _write(f"{lake}/a{i}/{thing}.csv", [f"{thing}_code", "Name", *extra],
+               [[f"{thing[0]}{k}", f"{thing} {k}", *(rng.randint(1, 99) for _ in extra)] for k in range(1, 7)])
+    build_index(lake, str(tmp_path / "idx"), progress=False)
+    # keep 8 columns a mention (top_k 2): the lake-wide list for 'names' holds no singer table's.
+    # Closeness off (near_cols 0): in a lake this small every two Name columns are linked by
+    # their header, and the rule under test is the order among the tree's own candidates
+    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")), top_k=2, near_cols=0.0)
+
+    g = ex.extract("What are the names and ages of singers from France?")
+    (singers,) = g.trees
+    assert singers.evidence["tables"][:2] == ["concert/singer.csv", "charts/singer.csv"]
+    names = next(a for a in singers.attributes if a.name == "names")
+    # the chosen table's Name, then that of the table the tree may be instead, in the tree's order
+    assert [c[:2] for c in names.evidence["columns"][:2]] == [["concert/singer.csv", "Name"], ["charts/singer.csv", "Name"]]
