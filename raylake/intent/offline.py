@@ -404,7 +404,8 @@ class OfflineExtractor:
         return span.lexical
 
     def _with_own(self, span: _Span, tables) -> list[tuple[int, float]]:
-        """The span's columns, plus the headers of ``tables`` its words match lexically.
+        """The span's columns, plus the headers of ``tables`` (the question's candidate tables)
+        its words match lexically (≥ ``min_attr_score``).
 
         The kept columns are the lake's best ``4·top_k`` for the words: 'name' (in 170 tables)
         or 'addresses' may miss a chosen table's own ``Name`` or ``building_address``."""

@@ -5,7 +5,8 @@ that generic ``id`` keys of unrelated tables can be told from real references); 
 each test writes, the rules that read a word against the tables already chosen (a joined
 table holding an attribute, an entity word that is another chosen table's header, a value on
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
-chosen table's header that the lake-wide match missed)."""
+chosen table's header that the lake-wide match missed, an attribute's column in each table
+its tree may be)."""
 from __future__ import annotations
 
 import os
@@ -24,14 +25,14 @@ def _write(path: str, header: list[str], rows: list[list]) -> None:
         fh.writelines(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
-def _extractor(lake: str, tmp_path):
-    """An offline extractor over the index of a lake the test wrote."""
+def _extractor(lake: str, tmp_path, **kw):
+    """An offline extractor (keyword arguments ``kw``) over the index of a lake the test wrote."""
     from raylake.index.build import build_index
     from raylake.index.reader import LakeIndex
     from raylake.intent.offline import OfflineExtractor
 
     build_index(lake, str(tmp_path / "idx"), progress=False)
-    return OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")))
+    return OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")), **kw)
 
 
 @pytest.fixture(scope="module")
@@ -322,10 +323,6 @@ def test_the_chosen_table_answers_before_a_shard_it_unions_with(ray_session, tmp
 
 
 def test_a_chosen_table_header_the_lake_wide_match_missed_holds_the_attribute(ray_session, tmp_path):
-    from raylake.index.build import build_index
-    from raylake.index.reader import LakeIndex
-    from raylake.intent.offline import OfflineExtractor
-
     rng = random.Random(19)
     lake = str(tmp_path / "lake")
     _write(f"{lake}/rentals/apartment_buildings.csv", ["building_id", "building_short_name", "building_address", "building_manager"],
@@ -338,10 +335,9 @@ def test_a_chosen_table_header_the_lake_wide_match_missed_holds_the_attribute(ra
     # headers that match 'addresses' as well as building_address and come before it
     for i, (thing, header) in enumerate([("member", "home_address"), ("mailing", "email_address"), ("clinic", "office_address")]):
         _write(f"{lake}/a{i}/{thing}.csv", [f"{thing}_code", header], [[f"{thing[0]}{k}", f"{k} {thing.title()} Road"] for k in range(1, 7)])
-    build_index(lake, str(tmp_path / "idx"), progress=False)
     # keep 4 columns a mention (top_k 1): the lake-wide list misses building_address, as the
     # 32 kept in a large lake do ('addresses' in Spider)
-    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")), top_k=1)
+    ex = _extractor(lake, tmp_path, top_k=1)
 
     g = ex.extract("Show the addresses of the buildings that have apartments with more than 2 bathrooms.")
     # the chosen building table has a header for the word: no joined table is brought in for it
@@ -351,10 +347,6 @@ def test_a_chosen_table_header_the_lake_wide_match_missed_holds_the_attribute(ra
 
 
 def test_an_attribute_lists_its_column_in_each_table_its_tree_may_be(ray_session, tmp_path):
-    from raylake.index.build import build_index
-    from raylake.index.reader import LakeIndex
-    from raylake.intent.offline import OfflineExtractor
-
     rng = random.Random(23)
     lake = str(tmp_path / "lake")
     _write(f"{lake}/concert/singer.csv", ["Singer_ID", "Name", "Country", "Age"],
@@ -367,11 +359,10 @@ def test_an_attribute_lists_its_column_in_each_table_its_tree_may_be(ray_session
         extra = [f"{thing}_{j}" for j in range(2 * i)]
         _write(f"{lake}/a{i}/{thing}.csv", [f"{thing}_code", "Name", *extra],
                [[f"{thing[0]}{k}", f"{thing} {k}", *(rng.randint(1, 99) for _ in extra)] for k in range(1, 7)])
-    build_index(lake, str(tmp_path / "idx"), progress=False)
     # keep 8 columns a mention (top_k 2): the lake-wide list for 'names' holds no singer table's.
     # Closeness off (near_cols 0): in a lake this small every two Name columns are linked by
     # their header, and the rule under test is the order among the tree's own candidates
-    ex = OfflineExtractor(LakeIndex.load(str(tmp_path / "idx")), top_k=2, near_cols=0.0)
+    ex = _extractor(lake, tmp_path, top_k=2, near_cols=0.0)
 
     g = ex.extract("What are the names and ages of singers from France?")
     (singers,) = g.trees
