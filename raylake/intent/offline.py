@@ -33,14 +33,7 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    --limit 400``: entity F1 0.587 → 0.605, join 0.306 → 0.360, attribute 0.438 → 0.435
    (entity 0.605 / 0.596 at ``neighbour_col`` 0.75 / 0.85, 0.601 / 0.603 / 0.599 at
    ``neighbour_near`` 0.05 / 0.15 / 0.2); all 1,701 questions: entity 0.567 → 0.586, join
-   0.300 → 0.346, attribute 0.440 → 0.441. The headers of each entity's table candidates
-   (the chosen table and the next two its tree lists, with their shards) count for every
-   attribute word, not only the lake's best ``4·top_k`` matches kept for it: "the addresses
-   of the buildings" — the chosen building table's ``building_address`` is not among the
-   lake's first 32 'address' columns, and a joined table with an exact ``Address`` was brought
-   in instead (the chosen tables' headers alone: 400 q entity 0.603 → 0.605, attribute 0.479
-   → 0.491, join 0.364 → 0.367; all 1,701: entity 0.587 → 0.588, attribute 0.477 → 0.486,
-   join 0.353 → 0.355; the next candidates: below).
+   0.300 → 0.346, attribute 0.440 → 0.441.
    An entity's candidate tables are those its words name (abbreviations included), whose
    headers or text match it, and those holding a precise attribute or value of the question
    (the phone table of "the phone whose hardware model name is …" never says "phone").
@@ -54,9 +47,16 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    instead ("representatives in descending order of votes": the election table has Votes,
    and the lake's own votes table is not meant): entity F1 0.605 → 0.606, attribute 0.446 →
    0.456 (400 q; 0.603 / 0.606 / 0.605 entity at 0.85 / 0.95 / off); all 1,701: entity
-   0.586 → 0.587, attribute 0.450 → 0.456. Attribute columns of the chosen tables, then of
-   tables near them, come first, the header that spells the words before one whose cosine
-   only reads like them. A header of a table the tree might be instead of its chosen one
+   0.586 → 0.587, attribute 0.450 → 0.456. Once the tables are chosen, the headers of each
+   entity's table candidates (the chosen table and the next two its tree lists, with their
+   shards) count for every attribute word, not only the lake's best ``4·top_k`` matches kept
+   for it: "the addresses of the buildings" — the chosen building table's
+   ``building_address`` is not among the lake's first 32 'address' columns, and a joined
+   table with an exact ``Address`` was brought in instead (the chosen tables' headers alone:
+   400 q entity 0.603 → 0.605, attribute 0.479 → 0.491, join 0.364 → 0.367; all 1,701:
+   entity 0.587 → 0.588, attribute 0.477 → 0.486, join 0.353 → 0.355; the next candidates:
+   below). Attribute columns of the chosen tables, then of tables near them, come first, the
+   header that spells the words before one whose cosine only reads like them. A header of a table the tree might be instead of its chosen one
    counts ``_ALTERNATIVE_ORDER`` (0.75) of the chosen table's: a shard the chosen table
    unions with and, for a word every schema has, the tree's next candidates (at 0.5 before,
    as any far table). That is below the 0.8 a key header gets for its last word — the words
@@ -75,11 +75,11 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    table's ``name`` (cosine 0.2) among its first 8 and took 'Harlequins'.
    A word every schema has ('name', 'id') means the chosen table's own column — or, where
    that table has none, the column of the table its strongest key link (≥ ``min_bridge``)
-   reaches that has one, as a tree of its own ("the names of
-   entrepreneurs": the people table the entrepreneur table's People_ID joins): 400 q entity
-   0.606 → 0.603, attribute 0.460 → 0.474, join 0.361 → 0.364 (0.605 / 0.461 / 0.362 when
-   only a table that alone among the linked ones has the header counts); all 1,701 questions:
-   entity 0.588 → 0.587, attribute 0.457 → 0.473, join 0.346 → 0.353.
+   reaches that has one, as a tree of its own ("the names of entrepreneurs": the people
+   table the entrepreneur table's People_ID joins): 400 q entity 0.606 → 0.603, attribute
+   0.460 → 0.474, join 0.361 → 0.364 (0.605 / 0.461 / 0.362 when only a table that alone
+   among the linked ones has the header counts); all 1,701 questions: entity 0.588 → 0.587,
+   attribute 0.457 → 0.473, join 0.346 → 0.353.
 
    Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
    entity F1 0.444 → 0.540 and attribute F1 0.340 → 0.418 with these pieces; ``held_floor``,
@@ -695,7 +695,8 @@ class OfflineExtractor:
         attr_spans.sort(key=lambda m: m.start)
         # each entity's table candidates, as its tree's evidence ranks them (the chosen one, then
         # the next two), and their shards: their headers are read for every attribute word
-        candidates = sorted({t for k in chosen if k not in demoted for t in ([chosen[k]] + [t for t, _ in ranked[k] if t != chosen[k]])[:3]})
+        candidates = sorted({t for k in chosen if k not in demoted
+                             for t in ([chosen[k]] + [t for t, _ in ranked[k] if t != chosen[k]])[:3]})
         cand_tables = [u for t in candidates for u in graph.shards(t)]
         for m in attr_spans:
             self._specificity(m)  # read off the lake-wide match (cached), before the candidates' headers join it
@@ -788,7 +789,9 @@ class OfflineExtractor:
             cols = span.columns
             lexical = self._lexical(span) if span.kind == "mention" else {}
             if span.kind == "mention" and tree_tables[k]:
-                cols = self._with_own(span, graph.shards(tree_tables[k][0]))  # an implied tree's table
+                # the entities' candidates were read into the attribute words above; an implied
+                # tree's table, and the span the value rule builds, were not
+                cols = self._with_own(span, graph.shards(tree_tables[k][0]))
             # a word every schema has ('name', 'id') means the tree's own column, not a near table's
             generic = span.kind == "mention" and self._specificity(span) < _GENERIC_SPEC
             far = 0.5 if generic else 0.7

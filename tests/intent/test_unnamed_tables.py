@@ -188,6 +188,17 @@ def test_verb_forms_are_no_attributes():
     assert not verb("the price of each bridge", "price")
 
 
+def _assert_held_by_joined(g, named: str, why: str, word: str, column: list[str]) -> None:
+    """The first tree is the ``named`` table; one implied tree (``why``) holds ``word`` at
+    ``column`` (file, header) and is joined to it."""
+    assert g.trees[0].evidence["tables"][0] == named
+    held = [t for t in g.trees if t.evidence.get("implied") == why]
+    assert [t.evidence["tables"][0] for t in held] == [column[0]]
+    attr = next(a for a in held[0].attributes if a.name == word)
+    assert attr.evidence["columns"][0][:2] == column
+    assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, held[0].tree_id} for j in g.joins)
+
+
 def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_path):
     rng = random.Random(3)
     lake = str(tmp_path / "lake")
@@ -202,12 +213,8 @@ def test_an_attribute_of_a_joined_table_brings_that_table_in(ray_session, tmp_pa
     ex = _extractor(lake, tmp_path)
 
     g = ex.extract("Show the names of counties that have at least two delegates.")
-    assert g.trees[0].evidence["tables"][0] == "election/county.csv"
-    joined = [t for t in g.trees if t.evidence.get("implied") == "attribute held by a table joined to the named ones"]
-    assert [t.evidence["tables"][0] for t in joined] == ["election/election.csv"]
-    delegates = next(a for a in joined[0].attributes if a.name == "delegates")
-    assert delegates.evidence["columns"][0][:2] == ["election/election.csv", "Delegate"]
-    assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, joined[0].tree_id} for j in g.joins)
+    _assert_held_by_joined(g, "election/county.csv", "attribute held by a table joined to the named ones",
+                           "delegates", ["election/election.csv", "Delegate"])
 
 
 def test_an_entity_word_that_is_a_header_of_a_chosen_table_is_its_attribute(ray_session, tmp_path):
@@ -265,12 +272,8 @@ def test_a_generic_word_the_named_table_lacks_is_read_from_the_table_its_key_joi
     ex = _extractor(lake, tmp_path)
 
     g = ex.extract("What are the names of entrepreneurs?")
-    assert g.trees[0].evidence["tables"][0] == "pitch/entrepreneur.csv"
-    held = [t for t in g.trees if t.evidence.get("implied") == "attribute of the named one held by a table joined to it"]
-    assert [t.evidence["tables"][0] for t in held] == ["pitch/people.csv"]
-    names = next(a for a in held[0].attributes if a.name == "names")
-    assert names.evidence["columns"][0][:2] == ["pitch/people.csv", "Name"]
-    assert any({j.from_tree, j.to_tree} == {g.trees[0].tree_id, held[0].tree_id} for j in g.joins)
+    _assert_held_by_joined(g, "pitch/entrepreneur.csv", "attribute of the named one held by a table joined to it",
+                           "names", ["pitch/people.csv", "Name"])
 
     # the named table's own Name stays the answer where it has one
     g = ex.extract("What are the names of animals?")
