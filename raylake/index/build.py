@@ -47,6 +47,11 @@ _CONTENT_PARAMS = (
     "value_index_max_distinct", "value_max_chars", "max_field_bytes", "max_profile_rows", "key_uniqueness",
     "embed_max_seq_length",
 )
+# parameters the edges depend on but the profiles do not: when one of them (or the join
+# scoring itself, joins.SCORING) differs from the previous build's, every edge is derived
+# again from the reused profiles
+_EDGE_PARAMS = ("lsh_max_bucket", "lsh_bands", "header_neighbours", "join_threshold", "join_max_per_column",
+                "union_threshold", "union_neighbours")
 
 
 # --------------------------------------------------------------------------- profiling
@@ -199,8 +204,11 @@ def build_index(
                 dirty.append(f)
         lake_paths = {f.path for f in lake.files}
         removed = sorted(p for p in prev_files if p not in lake_paths)
+        stale_edges = prev is not None and _edges_stale(prev.manifest, cfg)
+        if stale_edges:
+            prog.note("edge parameters or join scoring changed: deriving every edge again (profiles reused)")
 
-    if prev is not None and not dirty and not removed:
+    if prev is not None and not dirty and not removed and not stale_edges:
         manifest = prev.manifest
         if moved:
             manifest["files"] = {f.path: {**prev_files[f.path], "size": f.size, "mtime_ns": f.mtime_ns} for f in lake.files}
@@ -268,6 +276,8 @@ def build_index(
         sig_parts.append(np.asarray(sigs, np.uint32).reshape(len(recs), cfg.num_perm))
     signatures = np.concatenate(sig_parts) if sig_parts else np.zeros((0, cfg.num_perm), np.uint32)
     cols = ColumnArrays.from_records(col_table, col_records)
+    if stale_edges:
+        dirty_tables[:] = True  # no edge is carried over; every one is derived again
     dirty_cols = dirty_tables[cols.table]
 
     # ---- embeddings
@@ -420,6 +430,7 @@ def build_index(
                     "model": model_path,
                     "embedding_dim": int(emb_table.shape[1]),
                     "params": dataclasses.asdict(cfg),
+                    "join_scoring": joins_mod.SCORING,
                     "summary": summary,
                     "files": files,
                 },
@@ -436,6 +447,12 @@ def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
     order = np.argsort(labels, kind="stable")
     bounds = np.searchsorted(labels[order], np.arange(n + 1))
     return [order[bounds[i] : bounds[i + 1]] for i in range(n)]
+
+
+def _edges_stale(manifest: dict, cfg: IndexConfig) -> bool:
+    """Were the previous build's edges derived with other edge parameters or join scoring?"""
+    params = manifest.get("params", {})
+    return manifest.get("join_scoring", 1) != joins_mod.SCORING or any(params.get(k) != getattr(cfg, k) for k in _EDGE_PARAMS)
 
 
 def _carry_edges(prev: _Previous, paths: list[str], dirty_tables: np.ndarray) -> list[dict]:

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from raylake.cli import main
+from raylake.config import IndexConfig
 from raylake.errors import IndexVersionError
 from raylake.index import build as build_mod
 from raylake.index import store
@@ -266,6 +267,32 @@ def test_killed_run_leaves_previous_index_and_next_build_cleans_up(ray_session, 
     assert not [n for n in os.listdir(index_dir) if n.startswith(".tmp-build-")]
     assert store.current_build(index_dir) != old_build
     assert LakeIndex(index_dir).tables["n_rows"][idx.path_id["misc/weather.csv"]] > before.tables["n_rows"][before.path_id["misc/weather.csv"]]
+
+
+def test_changed_edge_parameters_derive_every_edge_again_from_the_reused_profiles(ray_session, lake_and_index, tmp_path):
+    lake, index_dir = lake_and_index
+    before = {_edge_key(e) for e in LakeIndex(index_dir).edges}
+    cfg = IndexConfig(join_max_per_column=1)
+    s = build_index(lake, index_dir, cfg=cfg, progress=False)
+    assert not s["up_to_date"] and s["changed"] == 0  # no file re-profiled ...
+    cold = str(tmp_path / "cold")
+    build_index(lake, cold, cfg=cfg, progress=False)
+    # ... and the edges are those a cold build with these parameters finds, not the carried ones
+    got, want = {_edge_key(e) for e in LakeIndex(index_dir).edges}, {_edge_key(e) for e in LakeIndex(cold).edges}
+    assert got == want and got != before
+    assert build_index(lake, index_dir, cfg=cfg, progress=False)["up_to_date"]  # recorded: the next run has nothing to do
+
+
+def test_index_of_an_older_join_scoring_has_its_edges_derived_again(lake_and_index, no_ray):
+    lake, index_dir = lake_and_index
+    build = store.current_build(index_dir)
+    with open(os.path.join(build, "manifest.json"), encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    del manifest["join_scoring"]  # as an index written before the field (scoring 1) has it
+    with open(os.path.join(build, "manifest.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh)
+    with pytest.raises(AssertionError, match="must not need Ray"):
+        build_index(lake, index_dir, progress=False)  # not 'up to date': the edges need Ray
 
 
 # ---------------------------------------------------------------------------- format version

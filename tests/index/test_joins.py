@@ -124,3 +124,39 @@ def test_keep_best_counts_edges_a_column_already_holds():
     for e in got:
         if a[e] in full and b[e] in full:
             raise AssertionError("an edge between two full columns was kept")
+
+
+def _key_columns(value_sets: list[list[int]]) -> tuple[ColumnArrays, np.ndarray, np.ndarray]:
+    """One key-like integer ``customer_id`` column per value set, each in a table of its own."""
+    from raylake.kernels import minhash
+
+    records = [{"name": "customer_id", "norm_name": "customerid", "words": "customer id", "dtype": "int",
+                "n_rows": len(v), "n_distinct": len(set(v)), "uniqueness": 1.0, "key_like": True,
+                "name_key_hint": True, "summary": {"min": min(v), "max": max(v)}, "sample": [str(x) for x in v[:3]]}
+               for v in value_sets]
+    cols = ColumnArrays.from_records(list(range(len(value_sets))), records)
+    hashes = [minhash.hash_strings([str(x) for x in v]) for v in value_sets]
+    offsets = np.cumsum([0] + [len(h) for h in hashes])
+    sigs = minhash.signatures(np.concatenate(hashes), offsets, 128, 1)
+    emb = np.tile(np.eye(1, 8, dtype=np.float32), (len(value_sets), 1))  # one header, one embedding
+    return cols, sigs, emb
+
+
+def test_same_named_keys_whose_values_never_meet_score_below_the_name_alone():
+    # customers 1..40; a table referencing 1..40; another database's customers 1001..1040;
+    # three ids of 5,000 (too few to tell from 128 minima whether they are among them)
+    cols, sigs, emb = _key_columns([list(range(1, 41)), list(range(1, 41)), list(range(1001, 1041)),
+                                    [9001, 9002, 9003], list(range(1, 5001))])
+    s = joins.score_pairs(cols, sigs, emb, np.array([[0, 1], [0, 2], [3, 4]]))["score"]
+    meet, apart, undecided = s
+    name_alone = 0.97 * 0.85  # same header, no value evidence (the tie-break's context is 0 here)
+    assert meet > 0.9
+    assert apart == pytest.approx(0.7 * name_alone, abs=1e-6) and apart < 0.6
+    assert undecided == pytest.approx(name_alone, abs=1e-6)
+
+
+def test_disjoint_needs_enough_minima_to_decide():
+    jac0 = np.zeros(3)
+    got = joins.disjoint(np.array([40, 3, 40]), np.array([40, 5000, 0]), jac0, 128)
+    assert got.tolist() == [True, False, False]  # equal sizes: decided; 3 of 5,000: not; no values: not
+    assert not joins.disjoint(np.array([40]), np.array([40]), np.array([0.01]), 128)[0]
