@@ -6,7 +6,7 @@ each test writes, the rules that read a word against the tables already chosen (
 table holding an attribute, an entity word that is another chosen table's header, a value on
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
-its tree may be)."""
+its tree may be), and a verb that abbreviates an entity word but names no table."""
 from __future__ import annotations
 
 import os
@@ -373,3 +373,28 @@ def test_an_attribute_lists_its_column_in_each_table_its_tree_may_be(ray_session
     names = next(a for a in singers.attributes if a.name == "names")
     # the chosen table's Name, then that of the table the tree may be instead, in the tree's order
     assert [c[:2] for c in names.evidence["columns"][:2]] == [["concert/singer.csv", "Name"], ["charts/singer.csv", "Name"]]
+
+
+def test_a_verb_is_no_abbreviation_of_a_table(ray_session, tmp_path):
+    rng = random.Random(13)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/assets/part.csv", ["part_id", "part_name", "chargeable_yn"],
+           [[i, f"part {i}", rng.choice("YN")] for i in range(1, 13)])
+    _write(f"{lake}/school/student.csv", ["StuID", "LName", "Fname", "Age"],
+           [[1000 + i, f"Smith{i}", f"Linda{i}", rng.randint(17, 26)] for i in range(1, 21)])
+    _write(f"{lake}/school/activity.csv", ["actid", "activity_name"], [[i, f"Activity {i}"] for i in range(1, 9)])
+    _write(f"{lake}/school/participates_in.csv", ["stuid", "actid"],
+           [[1000 + rng.randint(1, 20), rng.randint(1, 8)] for _ in range(30)])
+    ex = _extractor(lake, tmp_path)
+    assert ex.lex.abbreviations("participate") == ["part"]  # 'part' abbreviates it, letter for letter ...
+
+    for q in ("Show the ids of the students who participated in some activity.",
+              "Show the ids of the students who did not participate in any activity."):
+        g = ex.extract(q)
+        # ... but a verb is no data need: no tree of its own, and the parts table nowhere
+        assert not [t for t in g.trees if {"participated", "participate"} & set(t.evidence.get("words", []))], q
+        assert "assets/part.csv" not in {u for t in g.trees for u in t.evidence.get("tables", [])}, q
+        assert g.trees[0].evidence["tables"][0] == "school/student.csv"  # 'stu' still abbreviates the students
+        assert "school/participates_in.csv" in {t.evidence["tables"][0] for t in g.trees}  # the bridge to the activities
+    g = ex.extract("How many parts are chargeable?")
+    assert [t.evidence["tables"][0] for t in g.trees] == ["assets/part.csv"]
