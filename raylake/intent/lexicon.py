@@ -160,7 +160,7 @@ class Lexicon:
         weight = {t: self.idf_of(t) for t in phrase_tokens}
         total = sum(weight.values())
         hits: dict[int, float] = defaultdict(float)
-        for t in set(phrase_tokens):
+        for t in sorted(set(phrase_tokens)):  # one order whatever the hash seed: float sums must not follow it
             for c in self.token_cols.get(t, ()):
                 hits[c] += weight[t]
         out = {}

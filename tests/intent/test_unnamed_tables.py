@@ -398,3 +398,33 @@ def test_a_verb_is_no_abbreviation_of_a_table(ray_session, tmp_path):
         assert "school/participates_in.csv" in {t.evidence["tables"][0] for t in g.trees}  # the bridge to the activities
     g = ex.extract("How many parts are chargeable?")
     assert [t.evidence["tables"][0] for t in g.trees] == ["assets/part.csv"]
+
+
+def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
+    # Python salts string hashes per process: a sum over a set of words in hash order rounds
+    # differently from one process to the next, and a tie between two columns went either way
+    import itertools
+    import subprocess
+    import sys
+
+    from raylake.index.build import build_index
+
+    lake = str(tmp_path / "lake")
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    _write(f"{lake}/wide.csv", ["_".join(words), "other"], [[i, i * 2] for i in range(1, 6)])
+    for k, w in enumerate(words):  # each word in a different number of tables: six different IDFs
+        for j in range(k):
+            _write(f"{lake}/t{k}_{j}.csv", [f"{w}_{j}", "x"], [[i, i] for i in range(1, 4)])
+    build_index(lake, str(tmp_path / "idx"), progress=False)
+    code = ("import sys; from raylake.index.reader import LakeIndex; from raylake.intent.lexicon import Lexicon; "
+            "lex = Lexicon(LakeIndex.load(sys.argv[1])); "
+            "print(sorted((c, repr(v)) for c, v in lex.lexical_scores(sys.argv[2].split()).items()))")
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.lexicon import Lexicon
+
+    lex = Lexicon(LakeIndex.load(str(tmp_path / "idx")))
+    weights = [lex.idf_of(w) for w in words]
+    assert len({repr(sum(p)) for p in itertools.permutations(weights)}) > 1  # the order of the sum shows ...
+    outs = {subprocess.run([sys.executable, "-c", code, str(tmp_path / "idx"), " ".join(words)], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True).stdout for seed in range(6)}
+    assert len(outs) == 1 and "(" in next(iter(outs))  # ... but not in the scores
