@@ -6,7 +6,8 @@ each test writes, the rules that read a word against the tables already chosen (
 table holding an attribute, an entity word that is another chosen table's header, a value on
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
-its tree may be), and a verb that abbreviates an entity word but names no table."""
+its tree may be), a verb that abbreviates an entity word but names no table, and lexical
+scores that do not follow the process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -408,6 +409,8 @@ def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
     import sys
 
     from raylake.index.build import build_index
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.lexicon import Lexicon
 
     lake = str(tmp_path / "lake")
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
@@ -419,9 +422,6 @@ def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
     code = ("import sys; from raylake.index.reader import LakeIndex; from raylake.intent.lexicon import Lexicon; "
             "lex = Lexicon(LakeIndex.load(sys.argv[1])); "
             "print(sorted((c, repr(v)) for c, v in lex.lexical_scores(sys.argv[2].split()).items()))")
-    from raylake.index.reader import LakeIndex
-    from raylake.intent.lexicon import Lexicon
-
     lex = Lexicon(LakeIndex.load(str(tmp_path / "idx")))
     weights = [lex.idf_of(w) for w in words]
     assert len({repr(sum(p)) for p in itertools.permutations(weights)}) > 1  # the order of the sum shows ...
