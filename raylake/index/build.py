@@ -115,7 +115,7 @@ def _load_previous(index_dir: str, cfg: IndexConfig, model_path: str, progress: 
     except RaylakeError:
         return None
     params = manifest.get("params", {})
-    if manifest.get("model") != model_path or any(params.get(k) != getattr(cfg, k) for k in _CONTENT_PARAMS):
+    if manifest.get("model") != model_path or _params_differ(params, cfg, _CONTENT_PARAMS):
         progress.note("index parameters or model changed: rebuilding from scratch")
         return None
     tables = pq.read_table(os.path.join(build, "tables.parquet")).to_pylist()
@@ -449,10 +449,14 @@ def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
     return [order[bounds[i] : bounds[i + 1]] for i in range(n)]
 
 
+def _params_differ(params: dict, cfg: IndexConfig, keys) -> bool:
+    """Does a previous build's ``params`` (its manifest's) differ from ``cfg`` in any of ``keys``?"""
+    return any(params.get(k) != getattr(cfg, k) for k in keys)
+
+
 def _edges_stale(manifest: dict, cfg: IndexConfig) -> bool:
     """Were the previous build's edges derived with other edge parameters or join scoring?"""
-    params = manifest.get("params", {})
-    return manifest.get("join_scoring", 1) != joins_mod.SCORING or any(params.get(k) != getattr(cfg, k) for k in _EDGE_PARAMS)
+    return manifest.get("join_scoring", 1) != joins_mod.SCORING or _params_differ(manifest.get("params", {}), cfg, _EDGE_PARAMS)
 
 
 def _carry_edges(prev: _Previous, paths: list[str], dirty_tables: np.ndarray) -> list[dict]:

@@ -61,10 +61,10 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    400 q entity 0.603 → 0.605, attribute 0.479 → 0.491, join 0.364 → 0.367; all 1,701:
    entity 0.587 → 0.588, attribute 0.477 → 0.486, join 0.353 → 0.355; the next candidates:
    below). Attribute columns of the chosen tables, then of tables near them, come first, the
-   header that spells the words before one whose cosine only reads like them. A header of a table the tree might be instead of its chosen one
-   counts ``_ALTERNATIVE_ORDER`` (0.75) of the chosen table's: a shard the chosen table
-   unions with and, for a word every schema has, the tree's next candidates (at 0.5 before,
-   as any far table). That is below the 0.8 a key header gets for its last word — the words
+   header that spells the words before one whose cosine only reads like them. A header of a
+   table the tree might be instead of its chosen one counts ``_ALTERNATIVE_ORDER`` (0.75) of
+   the chosen table's: a shard the chosen table unions with and, for a word every schema has,
+   the tree's next candidates (at 0.5 before, as any far table). That is below the 0.8 a key header gets for its last word — the words
    are asked of the chosen table, so 'the name and id of artists' lists its ``ArtistId``
    before a sibling shard's exact ``id`` (shards: 400 q attribute 0.475 → 0.479; 0.471 /
    0.475 / 0.475 at 0.6 / 0.9 / 1.0; all 1,701: 0.474 → 0.477). With the next candidates'
@@ -710,10 +710,15 @@ class OfflineExtractor:
             ent_spans[k].role = "attribute"
             attr_spans.append(ent_spans[k])
         attr_spans.sort(key=lambda m: m.start)
-        # each entity's table candidates, as its tree's evidence ranks them (the chosen one, then
-        # the next two), and their shards: their headers are read for every attribute word
-        candidates = sorted({t for k in chosen if k not in demoted
-                             for t in ([chosen[k]] + [t for t, _ in ranked[k] if t != chosen[k]])[:3]})
+
+        def table_list(k: int) -> list[int]:
+            # an entity's tables as its tree's evidence ranks them: the chosen one, then the rest
+            head = [chosen[k]] if k in chosen else []
+            return head + [t for t, _ in ranked[k] if t not in head]
+
+        # each entity's first three table candidates, and their shards: their headers are read
+        # for every attribute word
+        candidates = sorted({t for k in chosen if k not in demoted for t in table_list(k)[:3]})
         cand_tables = [u for t in candidates for u in graph.shards(t)]
         for m in attr_spans:
             self._specificity(m)  # read off the lake-wide match (cached), before the candidates' headers join it
@@ -735,11 +740,6 @@ class OfflineExtractor:
         tree_table: list[int | None] = []
         tree_tables: list[list[int]] = []
         tree_start: list[int] = []
-
-        def table_list(k: int) -> list[int]:
-            head = [chosen[k]] if k in chosen else []
-            rest = [t for t, _ in ranked[k] if t not in head]
-            return head + rest
 
         for k in keep:
             e = ent_spans[k]
