@@ -207,8 +207,11 @@ def build_index(
         stale_edges = prev is not None and _edges_stale(prev.manifest, cfg)
         if stale_edges:
             prog.note("edge parameters or join scoring changed: deriving every edge again (profiles reused)")
+        stale_parts = prev is not None and _parts_stale(prev.manifest, cfg)
+        if stale_parts and not stale_edges:
+            prog.note(f"METIS parts changed to {cfg.num_parts}: partitioning again (profiles and edges reused)")
 
-    if prev is not None and not dirty and not removed and not stale_edges:
+    if prev is not None and not dirty and not removed and not stale_edges and not stale_parts:
         manifest = prev.manifest
         if moved:
             manifest["files"] = {f.path: {**prev_files[f.path], "size": f.size, "mtime_ns": f.mtime_ns} for f in lake.files}
@@ -457,6 +460,14 @@ def _params_differ(params: dict, cfg: IndexConfig, keys) -> bool:
 def _edges_stale(manifest: dict, cfg: IndexConfig) -> bool:
     """Were the previous build's edges derived with other edge parameters or join scoring?"""
     return manifest.get("join_scoring", 1) != joins_mod.SCORING or _params_differ(manifest.get("params", {}), cfg, _EDGE_PARAMS)
+
+
+def _parts_stale(manifest: dict, cfg: IndexConfig) -> bool:
+    """Does the config ask for another number of METIS parts than the previous build's?
+
+    Only an explicit ``num_parts`` counts: the default (one part per CPU pair of the cluster
+    that builds) cannot be known without starting Ray, and an up-to-date lake must not need it."""
+    return cfg.num_parts is not None and manifest.get("params", {}).get("num_parts") != cfg.num_parts
 
 
 def _carry_edges(prev: _Previous, paths: list[str], dirty_tables: np.ndarray) -> list[dict]:

@@ -283,6 +283,20 @@ def test_changed_edge_parameters_derive_every_edge_again_from_the_reused_profile
     assert build_index(lake, index_dir, cfg=cfg, progress=False)["up_to_date"]  # recorded: the next run has nothing to do
 
 
+def test_another_number_of_parts_partitions_again_with_profiles_and_edges_reused(ray_session, lake_and_index, monkeypatch):
+    lake, index_dir = lake_and_index
+    before = LakeIndex(index_dir)
+    assert before.summary["parts"] == 1  # the session's example index: one part on 2 CPUs
+    s = build_index(lake, index_dir, cfg=IndexConfig(num_parts=2), progress=False)
+    assert not s["up_to_date"] and s["changed"] == 0 and s["parts"] == 2
+    after = LakeIndex(index_dir)
+    assert sorted(set(after.tables["part"])) == [0, 1]
+    assert {_edge_key(e) for e in after.edges} == {_edge_key(e) for e in before.edges}
+    monkeypatch.setattr(build_mod, "_ensure_ray", lambda address: pytest.fail("an up-to-date lake must not need Ray"))
+    assert build_index(lake, index_dir, cfg=IndexConfig(num_parts=2), progress=False)["up_to_date"]
+    assert build_index(lake, index_dir, progress=False)["up_to_date"]  # the default asks for no particular number
+
+
 def test_index_of_an_older_join_scoring_has_its_edges_derived_again(lake_and_index, no_ray):
     lake, index_dir = lake_and_index
     build = store.current_build(index_dir)
