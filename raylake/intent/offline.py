@@ -176,6 +176,7 @@ class _Span:
     kind: str = "mention"  # mention | value
     named: bool = False  # a value quoted or capitalised in the question (not a bare number or a lower-case word)
     columns: list[tuple[int, float]] = field(default_factory=list)
+    lake_columns: list[tuple[int, float]] | None = None  # the lake-wide match alone, once the candidates' headers join columns
     entity: float = 0.0
     tables: list[int] = field(default_factory=list)
     head: str = ""
@@ -403,11 +404,11 @@ class OfflineExtractor:
 
     @staticmethod
     def _table_best(span: _Span, col_table) -> dict[int, float]:
-        """Table → the span's best column score there (kept on the span: the held tables, every
-        entity's ranking and the joint choice all read it)."""
+        """Table → the span's best column score there in the lake-wide match (kept on the span:
+        the held tables, every entity's ranking and the joint choice all read it)."""
         if span.best is None:
             span.best = {}
-            for c, s in span.columns:
+            for c, s in span.columns if span.lake_columns is None else span.lake_columns:
                 t = int(col_table[c])
                 if s > span.best.get(t, 0.0):
                     span.best[t] = s
@@ -437,14 +438,18 @@ class OfflineExtractor:
         return max((lexical.get(int(c), 0.0) for u in tables for c in self.index.table_columns[u]), default=0.0)
 
     def _specificity(self, span: _Span) -> float:
-        """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0."""
+        """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0.
+
+        Read off the lake-wide match (``lake_columns`` once the candidates' headers have joined
+        ``columns``): the question's own candidates make no word rarer or commoner."""
         if span.spec is None:
             t_all = max(2, self.index.n_tables)
-            k = len({int(self.index.col_table[c]) for c, s in span.columns if s >= 0.9})
+            columns = span.columns if span.lake_columns is None else span.lake_columns
+            k = len({int(self.index.col_table[c]) for c, s in columns if s >= 0.9})
             if span.kind == "value":
-                k = len({int(self.index.col_table[c]) for c, _ in span.columns})
+                k = len({int(self.index.col_table[c]) for c, _ in columns})
             span.spec = float(np.clip(np.log(t_all / max(k, 1)) / np.log(t_all), 0.0, 1.0))
-            if span.kind != "value" and len(span.columns) >= self.top_k * 4 and span.columns[-1][1] >= 0.9:
+            if span.kind != "value" and len(columns) >= self.top_k * 4 and columns[-1][1] >= 0.9:
                 span.spec = 0.0  # more strong matches than we keep: a word every schema has
         return span.spec
 
@@ -721,8 +726,7 @@ class OfflineExtractor:
         candidates = sorted({t for k in chosen if k not in demoted for t in table_list(k)[:3]})
         cand_tables = [u for t in candidates for u in graph.shards(t)]
         for m in attr_spans:
-            self._specificity(m)  # read off the lake-wide match (cached), before the candidates' headers join it
-            m.columns = self._with_own(m, cand_tables)
+            m.lake_columns, m.columns = m.columns, self._with_own(m, cand_tables)
         # two mentions resolving to one table (or its shards) are one tree
         keep, seen_cluster = [], {}
         for k in range(len(ent_spans)):
