@@ -13,7 +13,7 @@ class Step:
     mapping: dict | None = None  # union: new column -> anchor column
     score: float = 0.0  # edge score (join/union), 0 for start
     gain: float = 0.0  # IGMS marginal gain of the action that added it
-    role: str = "anchor"  # anchor | bridge | joined | union shard
+    role: str = "anchor"  # anchor | bridge | joined | union shard | intent (Stage 4, BeamSearch._complete)
 
 
 @dataclass

@@ -141,6 +141,15 @@ class Support:
             s[hits] = 1.0
         return s
 
+    def intent_tables(self) -> list[int]:
+        """The tables the extractor chose for the intent's trees, in tree order (no repeats)."""
+        out: list[int] = []
+        for t in self.intent.trees:
+            c = self._chosen_table(t.tree_id)
+            if c is not None and c not in out:
+                out.append(c)
+        return out
+
     def _chosen_table(self, tree_id: str) -> int | None:
         """The table the extractor chose for a tree (its evidence), if it names one of ours."""
         for t in self.intent.trees:

@@ -1,0 +1,84 @@
+"""Stage 4 of the search (``BeamSearch._complete``): the extractor's chosen tables join the plan.
+
+The beam stops where no table pays λ; a table the extractor chose for one of the intent's
+trees then still joins the plan when one join link attaches it — through the strongest link
+(the table it is keyed to, not a chance overlap), with its shards, within the budget L.
+The intent is Fig. 4's ("the average points of players from the club with name 'AIB'"), its
+trees naming the example lake's sports tables as the offline extractor's evidence does.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from raylake.config import IGMSConfig, SearchConfig
+from raylake.index.reader import LakeIndex
+from raylake.intent.lexicon import Lexicon
+from raylake.intent.model import IntentGraph
+from raylake.search.beam import BeamSearch
+from raylake.search.support import Support
+from test_worked_examples import FIG4  # the same directory: pytest puts it on the path
+
+S = "sports/"
+
+
+@pytest.fixture(scope="module")
+def index(example_index):
+    return LakeIndex.load(example_index)
+
+
+def search(index, chosen: list[str], budget: int = 10) -> BeamSearch:
+    intent = copy.deepcopy(FIG4)
+    for tree, path in zip(intent["trees"], chosen):
+        tree["evidence"] = {"tables": [path]}
+    sup = Support(index, Lexicon(index), IntentGraph.from_json(intent), IGMSConfig())
+    return BeamSearch(index.graph, sup, SearchConfig(budget=budget), IGMSConfig())
+
+
+def started(index, bs: BeamSearch, path: str):
+    """A prefix holding ``path`` and its shards, as the beam's first action leaves it."""
+    prefix, _, _ = bs._apply(bs._new_prefix(), ((None, index.path_id[path], "start", None),))
+    return prefix
+
+
+def steps(index, prefix) -> list[tuple[str, str, str | None]]:
+    return [(index.paths[s.new], s.role, index.paths[s.anchor] if s.anchor is not None else None) for s in prefix.steps]
+
+
+def test_chosen_tables_join_through_their_strongest_links(index):
+    bs = search(index, [S + "club.csv", S + "player.csv", S + "points_2019.csv"])
+    g = index.graph
+    club, player, points = (index.path_id[S + n] for n in ("club.csv", "player.csv", "points_2019.csv"))
+    assert club in g.join[points] and g.join[points][club][0].score < g.join[player][club][0].score  # a chance link exists
+    done = bs._complete(started(index, bs, S + "points_2019.csv"))
+    assert steps(index, done) == [
+        (S + "points_2019.csv", "anchor", None),
+        (S + "points_2020.csv", "union shard", S + "points_2019.csv"),
+        (S + "player.csv", "intent", S + "points_2019.csv"),
+        (S + "club.csv", "intent", S + "player.csv"),  # keyed to player, not the weaker points link
+    ]
+    assert done.value > started(index, bs, S + "points_2019.csv").value
+
+
+def test_a_chosen_table_no_link_attaches_stays_out(index):
+    bs = search(index, ["universities/departments.csv", S + "player.csv"])
+    assert index.path_id[S + "player.csv"] not in index.graph.join[index.path_id["universities/departments.csv"]]
+    done = bs._complete(started(index, bs, S + "club.csv"))
+    assert [p for p, _, _ in steps(index, done)] == [S + "club.csv", S + "player.csv"]
+
+
+def test_completion_keeps_to_the_budget(index):
+    bs = search(index, [S + "club.csv", S + "player.csv", S + "points_2019.csv"], budget=3)
+    done = bs._complete(started(index, bs, S + "points_2019.csv"))
+    assert [p for p, _, _ in steps(index, done)] == [S + "points_2019.csv", S + "points_2020.csv", S + "player.csv"]
+    # a cluster whose shards would pass L does not enter
+    bs = search(index, [S + "club.csv", S + "player.csv", S + "points_2019.csv"], budget=3)
+    done = bs._complete(started(index, bs, S + "club.csv"))
+    assert [p for p, _, _ in steps(index, done)] == [S + "club.csv", S + "player.csv"]
+
+
+def test_no_chosen_tables_no_completion(index):
+    bs = search(index, [])
+    before = started(index, bs, S + "club.csv")
+    assert steps(index, bs._complete(before)) == steps(index, before)
