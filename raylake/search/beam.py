@@ -28,21 +28,22 @@ rebuilding its IGMS state from scratch, and the loop stops when the top bound fa
 below the best confirmed score (Minoux). With the IGMS scorer the beam score is already
 exact, so the queue confirms the leader at once; with Q it does the real work.
 
-Stage 4 — completion (ours; an LLM's intent graph names no tables, so it reads the offline
-extractor's): that extractor chooses one table per intent tree jointly over the lake graph
-(:mod:`raylake.intent.offline`, the tree's evidence), and the beam often stops short of them, because a table
-that supports one or two atoms of a long question gains less than λ. Each chosen table the
-plan lacks (none of its shards in it) joins the plan when one join link attaches it to a
-plan table, whatever its gain: the strongest such link first, so a table reaches the plan
-through the table it is keyed to rather than a chance overlap; with its shards, within L
-(role ``intent``). On 300 Spider tuning questions (``python -m bench.retrieval --budgets 5
-10 15 --methods raylake --limit 300``) F1 0.500 / 0.496 / 0.488 → 0.513 / 0.509 / 0.501 and
-Sufficiency 0.293 / 0.310 / 0.357 → 0.363 / 0.410 / 0.470 at L = 5 / 10 / 15; the chosen
-tables of named trees only: 0.506 / 0.383 at L = 10; attaching in tree order instead of the
-strongest link first: 0.510 / 0.410 (the same tables, some through chance links); attaching
-through two-link bridge paths too: 0.506 / 0.410. All 1,701 questions (``bench/results/
-retrieval.json``): F1 0.482 / 0.479 / 0.470 → 0.495 / 0.490 / 0.481, Sufficiency 0.282 /
-0.302 / 0.327 → 0.359 / 0.403 / 0.437.
+Stage 4 — completion (ours; an LLM's intent graph names no tables, so this reads the
+offline extractor's): that extractor chooses one table per intent tree jointly over the lake
+graph (:mod:`raylake.intent.offline`; the tree's evidence), and the beam often stops short of
+them, because a table that supports one or two atoms of a long question gains less than λ.
+Each chosen table the plan lacks (none of its shards in it) joins the plan when one join
+link attaches it to a plan table, whatever its gain: the strongest such link first, so a
+table reaches the plan through the table it is keyed to rather than a chance overlap; with
+its shards, within L (role ``intent``). On 300 Spider tuning questions (``python -m
+bench.retrieval --budgets 5 10 15 --methods raylake --limit 300``) F1 0.500 / 0.496 / 0.488 →
+0.513 / 0.509 / 0.501 and Sufficiency 0.293 / 0.310 / 0.357 → 0.363 / 0.410 / 0.470 at L = 5
+/ 10 / 15. At L = 10: the chosen tables of named trees only, 0.506 / 0.383; in tree order
+instead of the strongest link first, 0.510 / 0.410 (but the example lake's club then joins
+its points shards through a chance link before player, the table it is keyed to, joins);
+through two-link bridge paths too, 0.506 / 0.410; each tree's second table too, 0.481 /
+0.437. All 1,701 questions (``bench/results/retrieval.json``): F1 0.482 / 0.479 / 0.470 →
+0.495 / 0.490 / 0.481, Sufficiency 0.282 / 0.302 / 0.327 → 0.359 / 0.403 / 0.437.
 """
 from __future__ import annotations
 
