@@ -3,8 +3,10 @@
 The beam stops where no table pays λ; a table the extractor chose for one of the intent's
 trees then still joins the plan when one join link attaches it — through the strongest link
 (the table it is keyed to, not a chance overlap), with its shards, within the budget L.
-The intent is Fig. 4's ("the average points of players from the club with name 'AIB'"), its
-trees naming the example lake's sports tables as the offline extractor's evidence does.
+The last test runs Algorithm 3 with λ at the best first table's gain, so that the beam stops
+after it. The intent is Fig. 4's ("the average points of players from the club with name
+'AIB'"), its trees naming the example lake's sports tables as the offline extractor's
+evidence does.
 """
 from __future__ import annotations
 
@@ -28,12 +30,12 @@ def index(example_index):
     return LakeIndex.load(example_index)
 
 
-def search(index, chosen: list[str], budget: int = 10) -> BeamSearch:
+def search(index, chosen: list[str], budget: int = 10, min_gain: float = SearchConfig.min_gain) -> BeamSearch:
     intent = copy.deepcopy(FIG4)
     for tree, path in zip(intent["trees"], chosen):
         tree["evidence"] = {"tables": [path]}
     sup = Support(index, Lexicon(index), IntentGraph.from_json(intent), IGMSConfig())
-    return BeamSearch(index.graph, sup, SearchConfig(budget=budget), IGMSConfig())
+    return BeamSearch(index.graph, sup, SearchConfig(budget=budget, min_gain=min_gain), IGMSConfig())
 
 
 def started(index, bs: BeamSearch, path: str):
@@ -82,3 +84,14 @@ def test_no_chosen_tables_no_completion(index):
     bs = search(index, [])
     before = started(index, bs, S + "club.csv")
     assert steps(index, bs._complete(before)) == steps(index, before)
+
+
+def test_algorithm3_completes_the_plan_the_beam_stops_short_of(index):
+    chosen = [S + "club.csv", S + "player.csv", S + "points_2019.csv"]
+    bs = search(index, chosen)
+    root = bs._new_prefix()
+    lam = max(bs._apply(root, action)[1] for action in bs._actions(root))  # the best first table's gain
+    plan = search(index, chosen, min_gain=lam).run()
+    roles = {index.paths[s.new]: s.role for s in plan.steps}
+    assert set(chosen) <= set(roles)  # only the first table paid λ; the others joined in Stage 4
+    assert [p for p, r in roles.items() if r == "intent"] == [S + "player.csv", S + "club.csv"]
