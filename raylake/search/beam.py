@@ -18,7 +18,8 @@ Cholesky state, :class:`raylake.reward.IGMSState`).
 
 Stopping: an action adding k clusters is taken only if its gain is at least k·λ
 (``SearchConfig.min_gain``); a prefix with no such action is final. The best plan maximises
-U − λ·(clusters in Φ), so it has at most L tables and is not padded to L. λ is charged per
+U − λ·(clusters in Φ), so it has at most L tables and is not padded to L (Stage 4 then adds
+the extractor's chosen tables whatever their gain). λ is charged per
 cluster, not per table: the shards of one source add completeness that a per-table charge
 would price out, since their rows are largely redundant with the first shard's.
 
