@@ -64,8 +64,9 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    header that spells the words before one whose cosine only reads like them. A header of a
    table the tree might be instead of its chosen one counts ``_ALTERNATIVE_ORDER`` (0.75) of
    the chosen table's: a shard the chosen table unions with and, for a word every schema has,
-   the tree's next candidates (at 0.5 before, as any far table). That is below the 0.8 a key header gets for its last word — the words
-   are asked of the chosen table, so 'the name and id of artists' lists its ``ArtistId``
+   the tree's next candidates (at 0.5 before, as any far table). That is below the 0.8 a key
+   header gets for its last word — the words are asked of the chosen table, so 'the name and
+   id of artists' lists its ``ArtistId``
    before a sibling shard's exact ``id`` (shards: 400 q attribute 0.475 → 0.479; 0.471 /
    0.475 / 0.475 at 0.6 / 0.9 / 1.0; all 1,701: 0.474 → 0.477). With the next candidates'
    headers read and ordered so (ties in the tree's order of its tables), an attribute lists

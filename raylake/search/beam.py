@@ -19,9 +19,9 @@ Cholesky state, :class:`raylake.reward.IGMSState`).
 Stopping: an action adding k clusters is taken only if its gain is at least k·λ
 (``SearchConfig.min_gain``); a prefix with no such action is final. The best plan maximises
 U − λ·(clusters in Φ), so it has at most L tables and is not padded to L (Stage 4 then adds
-the extractor's chosen tables whatever their gain). λ is charged per
-cluster, not per table: the shards of one source add completeness that a per-table charge
-would price out, since their rows are largely redundant with the first shard's.
+the extractor's chosen tables whatever their gain). λ is charged per cluster, not per
+table: the shards of one source add completeness that a per-table charge would price out,
+since their rows are largely redundant with the first shard's.
 
 Stage 3 — lazy reranking (lines 18–31): every prefix of every beam goes into a max-queue
 keyed by its upper bound (the beam score); a popped prefix is evaluated exactly by
@@ -304,15 +304,19 @@ class BeamSearch:
                 ranked = self.scorer.rank(ranked, self.sup)
             beam = ranked[: self.cfg.beam]
             pool.extend(beam)
-        return self._rerank(pool)
+        best = self._rerank(pool)
+        if best is None:
+            return Plan([], 0.0)
+        best = self._complete(best)
+        return Plan(best.steps, float(best.value))
 
-    def _rerank(self, pool: list[_Prefix]) -> Plan:
+    def _rerank(self, pool: list[_Prefix]) -> _Prefix | None:
         """Stage 3: Minoux-style lazy queue over the shortlist, exact IGMS from scratch."""
         import heapq
 
         pool = [p for p in pool if p.clusters]
         if not pool:
-            return Plan([], 0.0)
+            return None
         heap = [(-p.score, i) for i, p in enumerate(pool)]
         heapq.heapify(heap)
         best, best_score = None, -math.inf
@@ -324,8 +328,7 @@ class BeamSearch:
             exact = self._exact(p) - self.lam * len(p.clusters)
             if exact > best_score:
                 best, best_score = p, exact
-        best = self._complete(best)
-        return Plan(best.steps, float(best.value))
+        return best
 
     def _complete(self, p: _Prefix) -> _Prefix:
         """Stage 4 (ours): the tables the extractor chose for the intent's trees that the plan

@@ -62,6 +62,8 @@ class Support:
         self.cfg = cfg or IGMSConfig()
         self.atoms = intent.atoms()
         self.a = len(self.atoms)
+        # tree → the table the extractor chose for it (its evidence's first), if one of ours
+        self._chosen = {t.tree_id: self._first_table(t) for t in intent.trees}
         n_cols = index.n_columns
         starts = np.asarray([tc[0] if len(tc) else 0 for tc in index.table_columns], np.int64)
         self._starts = starts
@@ -87,7 +89,7 @@ class Support:
             if at.kind == "entity":
                 named = self._entity_naming(at.text)
                 self.tab_s[i] = np.maximum.reduce([named, rescale(tcos[k]), 0.85 * best_col])
-                chosen = self._chosen_table(at.tree)
+                chosen = self._chosen.get(at.tree)
                 if chosen is not None and self.cfg.intent_tables > 0:
                     self.tab_s[i, chosen] = max(self.tab_s[i, chosen], self.cfg.intent_tables)
             else:
@@ -143,20 +145,12 @@ class Support:
 
     def intent_tables(self) -> list[int]:
         """The tables the extractor chose for the intent's trees, in tree order (no repeats)."""
-        out: list[int] = []
-        for t in self.intent.trees:
-            c = self._chosen_table(t.tree_id)
-            if c is not None and c not in out:
-                out.append(c)
-        return out
+        return list(dict.fromkeys(t for t in self._chosen.values() if t is not None))
 
-    def _chosen_table(self, tree_id: str) -> int | None:
+    def _first_table(self, tree) -> int | None:
         """The table the extractor chose for a tree (its evidence), if it names one of ours."""
-        for t in self.intent.trees:
-            if t.tree_id == tree_id:
-                tables = (t.evidence or {}).get("tables") or []
-                return self.index.path_id.get(tables[0]) if tables else None
-        return None
+        tables = (tree.evidence or {}).get("tables") or []
+        return self.index.path_id.get(tables[0]) if tables else None
 
     def _entity_naming(self, text: str) -> np.ndarray:
         out = np.zeros(self.index.n_tables)
