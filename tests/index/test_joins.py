@@ -155,6 +155,17 @@ def test_same_named_keys_whose_values_never_meet_score_below_the_name_alone():
     assert undecided == pytest.approx(name_alone, abs=1e-6)
 
 
+def test_a_key_without_values_against_one_with_values_scores_as_disjoint():
+    # an empty table's customer_id (header only) meets no value of a customers table: the
+    # equi-join returns nothing, as for disjoint values; two empty tables stay undecided
+    cols, sigs, emb = _key_columns([list(range(1, 41))] * 3)
+    cols.n_distinct[1:] = 0
+    one_empty, both_empty = joins.score_pairs(cols, sigs, emb, np.array([[0, 1], [1, 2]]))["score"]
+    name_alone = 0.97 * 0.85
+    assert one_empty == pytest.approx(0.7 * name_alone, abs=1e-6)
+    assert both_empty == pytest.approx(name_alone, abs=1e-6)
+
+
 def test_disjoint_needs_enough_minima_to_decide():
     jac0 = np.zeros(3)
     got = joins.disjoint(np.array([40, 3, 40]), np.array([40, 5000, 0]), jac0, 128)
