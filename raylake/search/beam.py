@@ -43,8 +43,8 @@ bench.retrieval --budgets 5 10 15 --methods raylake --limit 300``) F1 0.500 / 0.
 instead of the strongest link first, 0.510 / 0.410 (but the example lake's club then joins
 its points shards through a chance link before player, the table it is keyed to, joins);
 through two-link bridge paths too, 0.506 / 0.410; each tree's second table too, 0.481 /
-0.437. All 1,701 questions (``bench/results/retrieval.json``): F1 0.482 / 0.479 / 0.470 →
-0.495 / 0.490 / 0.481, Sufficiency 0.282 / 0.302 / 0.327 → 0.359 / 0.403 / 0.437.
+0.437. All 1,701 questions (the full ``bench.retrieval`` run at b9a0047): F1 0.482 / 0.479 /
+0.470 → 0.495 / 0.490 / 0.481, Sufficiency 0.282 / 0.302 / 0.327 → 0.359 / 0.403 / 0.437.
 """
 from __future__ import annotations
 
