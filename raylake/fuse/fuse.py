@@ -14,6 +14,13 @@ A plan is an ordered list of steps (``start``, ``join``, ``union``). Fusion runs
 3. **Guard.** Before each join the result size is counted; a join that would exceed
    ``max_rows`` is truncated to ``max_rows`` rows and reported (``truncated``), never
    materialised whole.
+4. **Dead joins.** A join that matches none of the rows fused so far is left out, with the
+   parts later steps join onto it, and reported: an inner join through it would empty the
+   whole answer. On 300 Spider tuning questions (``raylake ask --questions … --fuse``) 58
+   plans fused to no rows before, 18 of them holding every gold table — most lost their
+   rows to one table beyond the gold set joined on a ``Name`` or ``Year`` it shares no value
+   with — and 4 now (none of them sufficient; 54 plans leave a part out). A plan whose rows
+   are gone before any join (an empty table, a database without rows) stays empty.
 
 Output columns are ``<part>.<column>`` (``<part>`` is the first table's path without its
 extension) plus ``_provenance``: for every row, the source file of each part it came from,
@@ -194,13 +201,20 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         types.update({c: t for c, t in zip(rel.columns, rel.types)})
 
     current = "q0"
+    rows = part_info[0]["rows"]
     fused_steps, truncated, warnings = [], False, []
+    left_out: set[int] = set()
     for i, s in enumerate(joins):
         anchor, new = s["anchor"], s["new"]
         keys = s.get("keys") or {}
         ka, kn = keys.get("anchor_column"), keys.get("new_column")
         if ka not in canon[anchor] or kn not in canon[new]:
             raise FusionError(f"join key {anchor}.{ka} = {new}.{kn}: column missing from the table (re-run raylake index)")
+        if part_of[anchor] in left_out:
+            left_out.add(part_of[new])
+            warnings.append(f"{new} joins {anchor}, which was left out; left out too")
+            fused_steps.append({"op": "join", "new": new, "rows": rows, "left_out": True})
+            continue
         left = f"{labels[part_of[anchor]]}.{canon[anchor][ka]}"
         right = f"{labels[part_of[new]]}.{canon[new][kn]}"
         tl, tr = str(types.get(left, "")).upper(), str(types.get(right, "")).upper()
@@ -217,14 +231,20 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
             limit = f" LIMIT {int(max_rows)}"
             warnings.append(f"join {anchor}.{ka} = {new}.{kn} would produce {n:,} rows; kept the first {max_rows:,}")
         elif n == 0:
+            if rows:
+                left_out.add(part_of[new])
+                warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows; {new} is left out of the fused table")
+                fused_steps.append({"op": "join", "new": new, "rows": rows, "left_out": True})
+                continue
             warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows")
         con.sql(f"CREATE TEMP TABLE j{i} AS SELECT a.*, b.* {src}{limit}")
         current = f"j{i}"
-        fused_steps.append({"op": "join", "new": new, "rows": min(n, max_rows)})
+        rows = min(n, max_rows)
+        fused_steps.append({"op": "join", "new": new, "rows": rows})
 
     # parts never joined (a plan whose later parts attach by union only) stay as their own rows
-    used = {0} | {part_of[s["new"]] for s in joins}
-    if len(used) < len(parts):
+    used = ({0} | {part_of[s["new"]] for s in joins}) - left_out
+    if len(used) + len(left_out) < len(parts):
         warnings.append("some parts are not connected by a join and are left out of the fused table")
     srcs = [f"_src{k}" for k in sorted(used)]
     cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]

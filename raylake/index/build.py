@@ -344,6 +344,7 @@ def build_index(
         scored, keep = joins_mod.find_joins(
             cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg,
             exclude=np.asarray(aligned, np.int64).reshape(-1, 2), held=held,
+            sets=joins_mod.value_sets(cols, value_rows),
         )
         del lsh_pairs
         for e in keep:

@@ -89,11 +89,31 @@ def test_join_explosion_is_capped_and_reported():
     assert "90,000 rows" in f.warnings[0]
 
 
-def test_empty_join_is_reported_not_an_error():
+def test_a_join_that_matches_nothing_is_left_out_not_an_error():
+    # club names never equal match ids: the inner join would empty the answer, so the
+    # points part is left out (reported), the player join onto club still runs, and a step
+    # joined onto the left-out part is left out with it
     steps = [{"op": "start", "new": "club.csv"},
-             {"op": "join", "new": "points_2019.csv", "anchor": "club.csv", "keys": {"anchor_column": "Club_Name", "new_column": "Match_ID"}}]
-    f = fuse(steps, "/lake", reader=reader(TABLES))
-    assert f.table.num_rows == 0 and "matched no rows" in f.warnings[0]
+             {"op": "join", "new": "points_2019.csv", "anchor": "club.csv", "keys": {"anchor_column": "Club_Name", "new_column": "Match_ID"}},
+             {"op": "join", "new": "player.csv", "anchor": "club.csv", "keys": {"anchor_column": "Club_ID", "new_column": "Club_ID"}},
+             {"op": "join", "new": "again.csv", "anchor": "points_2019.csv", "keys": {"anchor_column": "Player_ID", "new_column": "Player_ID"}}]
+    tables = {**TABLES, "again.csv": P2019}
+    f = fuse(steps, "/lake", reader=reader(tables))
+    assert f.table.num_rows == 4  # the four players with their clubs
+    assert not any(c.startswith(("points_2019.", "again.")) for c in f.table.column_names)
+    assert "matched no rows" in f.warnings[0] and "left out" in f.warnings[0]
+    assert "again.csv joins points_2019.csv" in f.warnings[1]
+    assert [(s["new"], s.get("left_out", False)) for s in f.steps] == [
+        ("points_2019.csv", True), ("player.csv", False), ("again.csv", True)]
+    assert set(f.table.column("_provenance").to_pylist()) == {"club.csv ⋈ player.csv"}
+
+
+def test_a_plan_empty_before_any_join_stays_empty():
+    steps = [{"op": "start", "new": "none.csv"},
+             {"op": "join", "new": "club.csv", "anchor": "none.csv", "keys": {"anchor_column": "Club_ID", "new_column": "Club_ID"}}]
+    f = fuse(steps, "/lake", reader=reader({**TABLES, "none.csv": CLUB.slice(0, 0)}))
+    assert f.table.num_rows == 0 and f.warnings == ["join none.csv.Club_ID = club.csv.Club_ID matched no rows"]
+    assert "club.Club_Name" in f.table.column_names
 
 
 @pytest.mark.parametrize("steps, message", [

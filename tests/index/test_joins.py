@@ -166,6 +166,35 @@ def test_a_key_without_values_against_one_with_values_scores_as_disjoint():
     assert both_empty == pytest.approx(name_alone, abs=1e-6)
 
 
+def test_value_sets_known_in_full_decide_what_minhash_cannot():
+    # six people's names against five hundred wine names: 128 minima cannot show whether the
+    # six are among them, the value index (which holds both in full) can
+    from raylake.kernels import minhash
+
+    people = ["ann", "bo", "cy", "di", "ed", "flo"]
+    wines = [f"wine {i}" for i in range(500)]
+    both = people[:2] + wines[:498]
+    sets_of = [people, wines, both]
+    records = [{"name": "Name", "norm_name": "name", "words": "name", "dtype": "text", "n_rows": len(v),
+                "n_distinct": len(v), "uniqueness": 1.0, "key_like": True, "name_key_hint": False,
+                "summary": {}, "sample": v[:3]} for v in sets_of]
+    cols = ColumnArrays.from_records([0, 1, 2], records)
+    hashes = [minhash.hash_strings(v) for v in sets_of]
+    sigs = minhash.signatures(np.concatenate(hashes), np.cumsum([0] + [len(h) for h in hashes]), 128, 1)
+    emb = np.tile(np.eye(1, 8, dtype=np.float32), (3, 1))
+    pairs = np.array([[0, 1], [0, 2]])
+    assert not joins.disjoint(cols.n_distinct[[0]], cols.n_distinct[[1]], np.zeros(1), 128)[0]
+    sets = joins.value_sets(cols, [(v, c) for c, vs in enumerate(sets_of) for v in vs])
+    assert sorted(sets) == [0, 1, 2]
+    blind = joins.score_pairs(cols, sigs, emb, pairs)["score"]
+    seen = joins.score_pairs(cols, sigs, emb, pairs, sets=sets)["score"]
+    assert seen[0] == pytest.approx(0.7 * blind[0], abs=1e-6)  # no name meets: decided against
+    assert seen[1] == pytest.approx(blind[1], abs=1e-6)  # two names meet: unchanged
+    # a column whose values the index holds only in part (too long, too many) stays undecided
+    partial = joins.value_sets(cols, [(v, c) for c, vs in enumerate(sets_of) for v in vs[: len(vs) - (c == 1)]])
+    assert 1 not in partial
+
+
 def test_disjoint_needs_enough_minima_to_decide():
     jac0 = np.zeros(3)
     got = joins.disjoint(np.array([40, 3, 40]), np.array([40, 5000, 0]), jac0, 128)
