@@ -86,6 +86,7 @@ pairs above the threshold are kept, and the per-column selection is a numba loop
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numba
@@ -208,23 +209,61 @@ def disjoint(n_a: np.ndarray, n_b: np.ndarray, jac: np.ndarray, num_perm: int, c
     return (n_a > 0) & (n_b > 0) & (jac == 0) & ((1.0 - ratio) ** num_perm < confidence)
 
 
-def value_sets(cols: ColumnArrays, value_rows) -> dict[int, frozenset]:
-    """Column → its distinct values as ids, for the text columns whose every distinct value is
-    in the value index ``value_rows`` (``(value, column)`` pairs): their overlap is known exactly."""
-    ids: dict[str, int] = {}
-    by_col: dict[int, set] = {}
-    for v, c in value_rows:
-        by_col.setdefault(int(c), set()).add(ids.setdefault(v, len(ids)))
-    return {c: frozenset(vs) for c, vs in by_col.items() if len(vs) == int(cols.n_distinct[c])}
+@dataclass(frozen=True)
+class ValueSets:
+    """The distinct values of the text columns that the value index holds in full, as sorted
+    value ids per column (CSR: column c's ids are ``ids[offsets[c]:offsets[c + 1]]``): an
+    int32 per value, so a lake of millions of indexed values costs megabytes, not the Python
+    sets it would take. ``full[c]``: every distinct value of column c is there."""
+
+    offsets: np.ndarray  # (C + 1,) int64
+    ids: np.ndarray  # (V,) int32, sorted within each column
+    full: np.ndarray  # (C,) bool
 
 
-def exactly_disjoint(a: np.ndarray, b: np.ndarray, sets: dict[int, frozenset] | None) -> np.ndarray:
+def value_sets(cols: ColumnArrays, value_rows) -> ValueSets:
+    """:class:`ValueSets` of the value index ``value_rows`` (``(value, column)`` pairs)."""
+    n = len(cols)
+    if not value_rows:
+        return ValueSets(np.zeros(n + 1, np.int64), np.zeros(0, np.int32), np.zeros(n, bool))
+    import pyarrow as pa
+
+    ids = pa.array([v for v, _ in value_rows], pa.string()).dictionary_encode().indices.to_numpy().astype(np.int32)
+    col = np.fromiter((c for _, c in value_rows), np.int64, len(value_rows))
+    order = np.lexsort((ids, col))
+    counts = np.bincount(col, minlength=n)
+    return ValueSets(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), ids[order],
+                     (counts == cols.n_distinct) & (counts > 0))
+
+
+@numba.njit(cache=True)
+def _disjoint_sorted(offsets, ids, a, b):
+    out = np.zeros(a.shape[0], np.bool_)
+    for k in range(a.shape[0]):
+        i, i_end = offsets[a[k]], offsets[a[k] + 1]
+        j, j_end = offsets[b[k]], offsets[b[k] + 1]
+        meet = False
+        while i < i_end and j < j_end:
+            if ids[i] == ids[j]:
+                meet = True
+                break
+            if ids[i] < ids[j]:
+                i += 1
+            else:
+                j += 1
+        out[k] = not meet
+    return out
+
+
+def exactly_disjoint(a: np.ndarray, b: np.ndarray, sets: ValueSets | None) -> np.ndarray:
     """(P,) bool: both columns' value sets are known in full (:func:`value_sets`) and share no value."""
+    if sets is None or not len(a):
+        return np.zeros(len(a), bool)
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    both = sets.full[a] & sets.full[b]
     out = np.zeros(len(a), bool)
-    if sets:
-        for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
-            sx, sy = sets.get(x), sets.get(y)
-            out[i] = sx is not None and sy is not None and sx.isdisjoint(sy)
+    if both.any():
+        out[both] = _disjoint_sorted(sets.offsets, sets.ids, a[both], b[both])
     return out
 
 
@@ -287,7 +326,7 @@ def score_pairs(
     table_emb: np.ndarray | None = None,
     min_score: float | None = None,
     chunk: int = _CHUNK,
-    sets: dict[int, frozenset] | None = None,
+    sets: ValueSets | None = None,
 ) -> dict[str, np.ndarray]:
     """Joinability of each candidate pair; arrays aligned with ``pairs`` (or, with
     ``min_score``, with the pairs scoring at least that, in order). ``sets``: the value sets
@@ -358,7 +397,7 @@ def find_joins(
     cfg: IndexConfig,
     exclude: np.ndarray | None = None,
     held: np.ndarray | None = None,
-    sets: dict[int, frozenset] | None = None,
+    sets: ValueSets | None = None,
 ):
     """All join edges touching a ``dirty`` column: ``(scored arrays, kept indices)``.
 
