@@ -16,13 +16,15 @@ A plan is an ordered list of steps (``start``, ``join``, ``union``). Fusion runs
    materialised whole.
 4. **Dead joins.** A join that matches none of the rows fused so far is left out, with the
    parts later steps join onto it, and reported: an inner join through it would empty the
-   whole answer. On 300 Spider tuning questions (``raylake ask --questions … --fuse``) 58
-   plans fused to no rows before, 18 of them holding every gold table — most lost their
-   rows to one table beyond the gold set joined on a ``Name`` or ``Year`` it shares no value
-   with — and 4 now (none of them sufficient; 54 plans leave a part out; fusion p50 55 →
-   57 ms, p95 117 → 133 ms, 3 plans at the row cap instead of 2, as the rows a dead join had
-   emptied now meet the joins after it). A plan whose rows are gone before any join (an
-   empty table, a database without rows) stays empty.
+   whole answer. On 300 Spider tuning questions (the ones ``bench.retrieval --limit 300``
+   takes, through ``raylake ask --questions Q --fuse --json``; ``fused.rows`` and
+   ``timings_ms.fuse`` read by a scratch script, not in ``bench/``) 58 plans fused to no rows
+   before, 18 of them holding every gold table — most lost their rows to one table beyond
+   the gold set joined on a ``Name`` or ``Year`` it shares no value with — and 4 now (none
+   of them sufficient; 54 plans leave a part out; fusion p50 55 → 57 ms, p95 117 → 133 ms,
+   3 plans at the row cap instead of 2, as the rows a dead join had emptied now meet the
+   joins after it). A plan whose rows are gone before any join (an empty table, a database
+   without rows) stays empty.
 
 Output columns are ``<part>.<column>`` (``<part>`` is the first table's path without its
 extension) plus ``_provenance``: for every row, the source file of each part it came from,

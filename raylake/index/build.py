@@ -339,12 +339,16 @@ def build_index(
         aligned.extend(_carried_alignments(edges, col_records))
 
     # ---- join edges
+    # the value index, as values.parquet will store it: the joins read it first
+    value_strings = pa.array([v for v, _ in value_rows], pa.string())
+    value_cids = np.fromiter((c for _, c in value_rows), np.int32, len(value_rows))
+    del value_rows
     with prog.stage("joins"):
         held = _held_joins(edges, col_records)
         scored, keep = joins_mod.find_joins(
             cols, signatures, emb_header, emb_table, dirty_cols, lsh_pairs, cfg,
             exclude=np.asarray(aligned, np.int64).reshape(-1, 2), held=held,
-            sets=joins_mod.value_sets(cols, value_rows),
+            sets=joins_mod.value_sets(cols, value_strings, value_cids),
         )
         del lsh_pairs
         for e in keep:
@@ -381,7 +385,7 @@ def build_index(
                 t["part"] = int(part_of[t["table_id"]])
             writer.table("tables", pa.Table.from_pylist(table_rows))
             writer.table("columns", pa.Table.from_pylist(col_records, schema=_columns_schema()))
-            writer.table("values", pa.table({"value": pa.array([v for v, _ in value_rows], pa.string()), "column_id": pa.array([c for _, c in value_rows], pa.int32())}))
+            writer.table("values", pa.table({"value": value_strings, "column_id": pa.array(value_cids, pa.int32())}))
             writer.table("edges", pa.Table.from_pylist(edges, schema=_edges_schema()))
             writer.table("parts", pa.table({"table_id": np.arange(len(paths), dtype=np.int32), "path": paths, "part": part_of.astype(np.int32)}))
             pid = {p: int(part_of[i]) for i, p in enumerate(paths)}

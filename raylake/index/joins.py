@@ -52,7 +52,7 @@ bridged through empty tables to plans that fused no rows. With the 0.7 (``python
 bench.index_bench``; ``python -m bench.retrieval --budgets 10 --methods raylake --limit
 300``; ``python -m bench.intent_bench``): join edges 24,232 → 23,684, gold join pairs found
 84.0 → 84.0 % (column), 90.1 → 90.2 % (table); empty tables no gold set holds in the plans
-of 300 questions 43 → 23, retrieval F1 at L = 10 0.509 → 0.513 (Sufficiency 0.410 →
+of 300 questions 43 → 23 (a scratch tally over that run's predictions), retrieval F1 at L = 10 0.509 → 0.513 (Sufficiency 0.410 →
 0.403); intent entity F1 on all 1,701 questions 0.594 → 0.596.
 
 Value sets known in full decide what MinHash cannot: a text column whose every distinct
@@ -61,9 +61,10 @@ exactly with another such column, and no common value counts as disjoint whateve
 sizes (six people's names against 500 wine names, both ``Name``, the pair that emptied a
 fused answer). Same runs: join edges 23,684 → 23,507 (gold join pairs found unchanged at
 84.0 % / 90.2 %); retrieval F1 at L = 10 0.513 → 0.514, Sufficiency 0.403 → 0.407 (all
-1,701 questions: 0.496 → 0.496, 0.402 → 0.402); plans of
-300 questions that fused to no rows 63 → 58; intent entity F1 on 400 questions 0.611 →
-0.608 (noise-level; join 0.376 → 0.373).
+1,701 questions: 0.496 → 0.496, 0.402 → 0.402); plans of the same 300 questions that fused
+to no rows 63 → 58 (``raylake ask --questions Q --fuse --json`` on them, ``fused.rows`` counted
+by a scratch script); intent entity F1 on 400 questions 0.611 → 0.608 (noise-level; join
+0.376 → 0.373).
 
 Header cosines below 0.5 count nothing: MiniLM puts short unrelated headers that share
 only a generic token (``company id`` / ``product id``) near 0.4–0.5, and crediting them
@@ -222,17 +223,16 @@ class ValueSets:
     full: np.ndarray  # (C,) bool
 
 
-def value_sets(cols: ColumnArrays, value_rows) -> ValueSets:
-    """:class:`ValueSets` of the value index ``value_rows`` (``(value, column)`` pairs)."""
+def value_sets(cols: ColumnArrays, values, column_ids: np.ndarray) -> ValueSets:
+    """:class:`ValueSets` of the value index: ``values`` (a pyarrow string array) held by
+    ``column_ids`` (aligned ints), the rows ``values.parquet`` stores."""
     n = len(cols)
-    if not value_rows:
+    column_ids = np.asarray(column_ids, np.int64)
+    if not len(column_ids):
         return ValueSets(np.zeros(n + 1, np.int64), np.zeros(0, np.int32), np.zeros(n, bool))
-    import pyarrow as pa
-
-    ids = pa.array([v for v, _ in value_rows], pa.string()).dictionary_encode().indices.to_numpy().astype(np.int32)
-    col = np.fromiter((c for _, c in value_rows), np.int64, len(value_rows))
-    order = np.lexsort((ids, col))
-    counts = np.bincount(col, minlength=n)
+    ids = values.dictionary_encode().indices.to_numpy().astype(np.int32)
+    order = np.lexsort((ids, column_ids))
+    counts = np.bincount(column_ids, minlength=n)
     return ValueSets(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), ids[order],
                      (counts == cols.n_distinct) & (counts > 0))
 
@@ -269,8 +269,8 @@ def exactly_disjoint(a: np.ndarray, b: np.ndarray, sets: ValueSets | None) -> np
 
 
 def _score_chunk(cols, sigs, emb, a, b, table_emb, tok, shape, sets=None):
-    has_vals = (cols.n_distinct[a] > 0) & (cols.n_distinct[b] > 0)
-    jac = np.where(has_vals, jaccard(sigs[a], sigs[b]), 0.0)
+    vals_a, vals_b = cols.n_distinct[a] > 0, cols.n_distinct[b] > 0
+    jac = np.where(vals_a & vals_b, jaccard(sigs[a], sigs[b]), 0.0)
     c_ab = containment(jac, cols.n_distinct[a], cols.n_distinct[b])
     c_ba = containment(jac, cols.n_distinct[b], cols.n_distinct[a])
     ka, kb = cols.key_like[a], cols.key_like[b]
@@ -296,7 +296,7 @@ def _score_chunk(cols, sigs, emb, a, b, table_emb, tok, shape, sets=None):
     # values that never meet are evidence against an equi-join (it would return nothing), not
     # merely no evidence for one: same-named keys of unrelated tables no longer take the slots
     # of the foreign keys whose values do meet (figures in the module docstring)
-    void = (cols.n_distinct[a] > 0) != (cols.n_distinct[b] > 0)
+    void = vals_a != vals_b
     apart = void | disjoint(cols.n_distinct[a], cols.n_distinct[b], jac, sigs.shape[1]) | exactly_disjoint(a, b, sets)
     score = np.where(apart, _DISJOINT * score, score)
     # Tie-break among equally named keys (78 `customer_id` columns in the Spider lake): the

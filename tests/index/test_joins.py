@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from raylake.config import IndexConfig
@@ -184,14 +185,18 @@ def test_value_sets_known_in_full_decide_what_minhash_cannot():
     emb = np.tile(np.eye(1, 8, dtype=np.float32), (3, 1))
     pairs = np.array([[0, 1], [0, 2]])
     assert not joins.disjoint(cols.n_distinct[[0]], cols.n_distinct[[1]], np.zeros(1), 128)[0]
-    sets = joins.value_sets(cols, [(v, c) for c, vs in enumerate(sets_of) for v in vs])
+    def index_of(lists):  # the value index's (value, column) rows
+        rows = [(v, c) for c, vs in enumerate(lists) for v in vs]
+        return pa.array([v for v, _ in rows], pa.string()), np.array([c for _, c in rows])
+
+    sets = joins.value_sets(cols, *index_of(sets_of))
     assert sets.full.tolist() == [True, True, True]
     blind = joins.score_pairs(cols, sigs, emb, pairs)["score"]
     seen = joins.score_pairs(cols, sigs, emb, pairs, sets=sets)["score"]
     assert seen[0] == pytest.approx(0.7 * blind[0], abs=1e-6)  # no name meets: decided against
     assert seen[1] == pytest.approx(blind[1], abs=1e-6)  # two names meet: unchanged
     # a column whose values the index holds only in part (too long, too many) stays undecided
-    partial = joins.value_sets(cols, [(v, c) for c, vs in enumerate(sets_of) for v in vs[: len(vs) - (c == 1)]])
+    partial = joins.value_sets(cols, *index_of([vs[: len(vs) - (c == 1)] for c, vs in enumerate(sets_of)]))
     assert partial.full.tolist() == [True, False, True]
 
 
