@@ -6,7 +6,7 @@ each test writes, the rules that read a word against the tables already chosen (
 table holding an attribute, an entity word that is another chosen table's header, a value on
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
-its tree may be), a verb that abbreviates an entity word but names no table, and lexical
+its tree may be), a verb or a comparative that abbreviates an entity word but names no table, and lexical
 scores that do not follow the process's hash seed."""
 from __future__ import annotations
 
@@ -399,6 +399,27 @@ def test_a_verb_is_no_abbreviation_of_a_table(ray_session, tmp_path):
         assert "school/participates_in.csv" in {t.evidence["tables"][0] for t in g.trees}  # the bridge to the activities
     g = ex.extract("How many parts are chargeable?")
     assert [t.evidence["tables"][0] for t in g.trees] == ["assets/part.csv"]
+
+
+def test_a_comparative_before_than_names_no_table(ray_session, tmp_path):
+    rng = random.Random(17)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/shops/happy_hour.csv", ["HH_ID", "Shop_ID", "Month", "Num_of_staff"],
+           [[i, rng.randint(1, 9), rng.choice(["May", "June", "July"]), rng.randint(1, 15)] for i in range(1, 15)])
+    _write(f"{lake}/gym/people.csv", ["People_ID", "Name", "Height", "Weight"],
+           [[i, f"Person {i}", rng.randint(160, 210), rng.randint(60, 120)] for i in range(1, 21)])
+    _write(f"{lake}/gym/body_builder.csv", ["Body_Builder_ID", "People_ID", "Snatch", "Total_score"],
+           [[i, i + 2, rng.randint(100, 160), rng.randint(250, 330)] for i in range(1, 11)])
+    ex = _extractor(lake, tmp_path)
+    assert ex.lex.abbreviations("higher") == ["hh"]  # 'hh' abbreviates it, letter for letter ...
+
+    g = ex.extract("What are the names of body builders whose total score is higher than 300?")
+    # ... but 'higher than' compares: no entity word, no attribute; 300 bounds the score
+    assert not [t for t in g.trees if "higher" in t.evidence.get("words", [])]
+    assert "shops/happy_hour.csv" not in {u for t in g.trees for u in t.evidence.get("tables", [])}
+    assert not [a for t in g.trees for a in t.attributes if a.name == "higher"]
+    (bound,) = [a for t in g.trees for a in t.attributes if "300" in a.values]
+    assert bound.evidence["compare"] == {"300": ">"} and bound.name == "score"
 
 
 def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
