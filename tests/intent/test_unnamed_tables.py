@@ -6,8 +6,9 @@ each test writes, the rules that read a word against the tables already chosen (
 table holding an attribute, an entity word that is another chosen table's header, a value on
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
-its tree may be), a verb or a comparative that abbreviates an entity word but names no table, and lexical
-scores that do not follow the process's hash seed."""
+its tree may be, an entity word before its table's header), a verb or a comparative that
+abbreviates an entity word but names no table, and lexical scores that do not follow the
+process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -420,6 +421,24 @@ def test_a_comparative_before_than_names_no_table(ray_session, tmp_path):
     assert not [a for t in g.trees for a in t.attributes if a.name == "higher"]
     (bound,) = [a for t in g.trees for a in t.attributes if "300" in a.values]
     assert bound.evidence["compare"] == {"300": ">"} and bound.name == "score"
+
+
+def test_an_entity_word_before_its_tables_header_is_two_mentions(ray_session, tmp_path):
+    rng = random.Random(19)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/art/artist.csv", ["Artist_ID", "Name", "Country", "Year_Join"],
+           [[i, f"Painter {i}", rng.choice(["Fiji", "Chile", "Peru"]), rng.randint(1990, 2010)] for i in range(1, 13)])
+    _write(f"{lake}/art/exhibition.csv", ["Exhibition_ID", "Artist_ID", "Theme", "Ticket_Price"],
+           [[i, rng.randint(1, 12), f"Theme {i}", rng.randint(10, 30)] for i in range(1, 16)])
+    _write(f"{lake}/music/song.csv", ["song_name", "artist_name", "rating", "genre"],
+           [[f"Song {i}", f"Singer {i % 7}", rng.randint(1, 10), rng.choice(["pop", "folk"])] for i in range(1, 21)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("Show all artist names and the number of exhibitions for each artist.")
+    # 'artist names' is the artist's Name: artist_name is the songs' header, not the artist table's
+    (names,) = [a for t in g.trees for a in t.attributes if a.name == "names"]
+    assert names.evidence["columns"][0][:2] == ["art/artist.csv", "Name"]
+    assert "music/song.csv" not in {u for t in g.trees for u in t.evidence.get("tables", [])[:1]}
 
 
 def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
