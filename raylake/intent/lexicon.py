@@ -68,19 +68,20 @@ class Lexicon:
         n = max(1, index.n_tables)
         self.idf = {tok: math.log((n + 1) / (1 + len(ts))) + 1.0 for tok, ts in token_tables.items()}
         self.max_idf = math.log(n + 1) + 1.0
-        key_like = index.columns["key_like"]
+        key_like, n_rows = index.columns["key_like"], index.columns["n_rows"]
         self.table_entity_words: list[Counter] = []
         for t in range(index.n_tables):
             cnt: Counter = Counter()
+            own_key = _own_keys(index.table_columns[t], key_like, n_rows)
             for c in index.table_columns[t]:
                 toks = self.col_tokens[c]
                 if len(toks) < 2:
                     continue
                 if toks[-1] in KEY_WORDS:
                     # the prefix of a table's own key names the table; of a foreign key, a neighbour
-                    cnt[toks[0]] += 3 if key_like[c] else 1
+                    cnt[toks[0]] += 3 if c in own_key else 1
                     if len(toks) >= 3:
-                        cnt["_".join(toks[:-1])] += 3 if key_like[c] else 1
+                        cnt["_".join(toks[:-1])] += 3 if c in own_key else 1
                 else:
                     cnt[toks[0]] += 1
             self.table_entity_words.append(cnt)
@@ -184,6 +185,22 @@ class Lexicon:
 
 _GLUED_TAIL = ("id", "name", "date", "type", "code", "detail", "number", "count", "price", "status", "year")
 NAME_PARTS = {"f": "first", "l": "last", "m": "middle"}  # the glued name parts: fname, lname, mname
+
+
+def _own_keys(columns, key_like, n_rows) -> set[int]:
+    """The columns that may be the table's own key: the unique ones (``key_like``). A table
+    without rows has nothing unique, and every key-named column passes for a key there: its
+    one key-named column is its own key (``SongId`` of an empty songs table), several are
+    links to others — an empty lap-times table (``raceId``, ``driverId``, ``lap``, ...) is no
+    more about drivers or races than a filled one, whose ``driverId`` repeats. Spider (71
+    header-only files), ``python -m bench.intent_bench --limit 400``: entity F1 0.609 →
+    0.614, attribute 0.505 → 0.507, join 0.377 → 0.378 (0.613 / 0.505 / 0.378 taking the
+    first key-named column as the own key); all 1,701: entity 0.599 → 0.606, attribute
+    0.501 → 0.502, join 0.376 → 0.379."""
+    if any(n_rows[c] for c in columns):
+        return {int(c) for c in columns if key_like[c]}
+    keys = [int(c) for c in columns if key_like[c]]
+    return set(keys) if len(keys) == 1 else set()
 
 
 def _split_glued(col_tokens: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

@@ -7,8 +7,8 @@ table holding an attribute, an entity word that is another chosen table's header
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
 its tree may be, an entity word before its table's header), a verb or a comparative that
-abbreviates an entity word but names no table, and lexical scores that do not follow the
-process's hash seed."""
+abbreviates an entity word but names no table, the entity words of a table without rows, and
+lexical scores that do not follow the process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -439,6 +439,26 @@ def test_an_entity_word_before_its_tables_header_is_two_mentions(ray_session, tm
     (names,) = [a for t in g.trees for a in t.attributes if a.name == "names"]
     assert names.evidence["columns"][0][:2] == ["art/artist.csv", "Name"]
     assert "music/song.csv" not in {u for t in g.trees for u in t.evidence.get("tables", [])[:1]}
+
+
+def test_a_table_without_rows_is_named_by_its_one_key_only(ray_session, tmp_path):
+    rng = random.Random(23)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/f1/drivers.csv", ["driverId", "forename", "surname", "nationality"],
+           [[i, f"Max{i}", f"Racer{i}", rng.choice(["German", "British", "Dutch"])] for i in range(1, 21)])
+    _write(f"{lake}/f1/races.csv", ["raceId", "year", "name"], [[i, 2000 + i, f"Grand Prix {i}"] for i in range(1, 11)])
+    _write(f"{lake}/f1/lapTimes.csv", ["raceId", "driverId", "lap", "milliseconds"], [])  # a header, no rows
+    _write(f"{lake}/music/songs.csv", ["SongId", "Title"], [])
+    ex = _extractor(lake, tmp_path)
+    words = {p: ex.lex.table_entity_words[ex.index.path_id[p]] for p in ("f1/lapTimes.csv", "music/songs.csv", "f1/drivers.csv")}
+    # every key-named header of an empty table passes for a key; two of them are links, not its own
+    assert "driver" not in words["f1/lapTimes.csv"] and "race" not in words["f1/lapTimes.csv"]
+    assert "song" in words["music/songs.csv"] and "driver" in words["f1/drivers.csv"]
+
+    g = ex.extract("How many races are there?")
+    assert [t.evidence["tables"][0] for t in g.trees] == ["f1/races.csv"]
+    g = ex.extract("List all drivers and the races they took part in.")
+    assert sorted(t.evidence["tables"][0] for t in g.trees) == ["f1/drivers.csv", "f1/races.csv"]
 
 
 def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
