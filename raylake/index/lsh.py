@@ -78,8 +78,11 @@ def bands_to_pairs(
 
 
 def unique_pairs(pairs: np.ndarray) -> np.ndarray:
+    """The distinct rows of ``pairs`` in (first, second) order: the candidates come out of
+    buckets whose order follows the process's string-hash seed, and where scores tie, the
+    order decides which edges the per-column cap keeps and the order of the edge file."""
     if pairs.size == 0:
         return pairs.reshape(0, 2).astype(np.int64)
     key = pairs[:, 0].astype(np.int64) << 32 | pairs[:, 1].astype(np.int64)
     _, first = np.unique(key, return_index=True)
-    return pairs[np.sort(first)]
+    return pairs[first]

@@ -84,6 +84,16 @@ def test_band_by_band_lsh_keeps_every_pair(lake_arrays):
     assert {tuple(p) for p in want.tolist()} == {tuple(p) for p in got.tolist()}
 
 
+def test_candidate_pairs_come_out_in_one_order_whatever_order_they_came_in():
+    # LSH buckets come out in string-hash order, which Python salts per process: where join
+    # scores tie, that order decided which edges the per-column cap kept and the edge file's order
+    pairs = np.array([[3, 4], [1, 2], [3, 4], [0, 5], [1, 2], [0, 2]], np.int64)
+    want = [[0, 2], [0, 5], [1, 2], [3, 4]]
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        assert unique_pairs(pairs[rng.permutation(len(pairs))]).tolist() == want
+
+
 def test_drop_pairs_ignores_orientation():
     pairs = unique_pairs(np.array([[0, 1], [0, 2], [1, 2], [2, 3]], np.int64))
     left = joins.drop_pairs(pairs, np.array([[2, 0], [3, 2]]))
