@@ -190,6 +190,23 @@ def test_verb_forms_are_no_attributes():
     assert not verb("the price of each bridge", "price")
 
 
+def test_a_verb_is_an_attribute_only_where_a_header_spells_it(ray_session, tmp_path):
+    rng = random.Random(29)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/retail/store.csv", ["Store_ID", "Store_Name", "Location", "Opened"],
+           [[i, f"Store {i}", rng.choice(["Downtown", "Harbour", "Airport"]), rng.randint(1990, 2020)] for i in range(1, 15)])
+    _write(f"{lake}/retail/address.csv", ["Address_ID", "City", "Zip"],
+           [[i, rng.choice(["Austin", "Dallas", "Houston"]), 70000 + i] for i in range(1, 15)])
+    ex = _extractor(lake, tmp_path)
+    # 'located' reads like Location to the embedding, but no header says it: a verb, no attribute
+    g = ex.extract("Which stores are located in Austin?")
+    assert not [a for t in g.trees for a in t.attributes if a.name == "located"]
+    # 'opened' is a verb form too, and the Opened header says exactly that
+    g = ex.extract("When were the stores in the harbour opened?")
+    (opened,) = [a for t in g.trees for a in t.attributes if a.name == "opened"]
+    assert opened.evidence["columns"][0][:2] == ["retail/store.csv", "Opened"]
+
+
 def _assert_held_by_joined(g, named: str, why: str, word: str, column: list[str]) -> None:
     """The first tree is the ``named`` table; one implied tree (``why``) holds ``word`` at
     ``column`` (file, header) and is joined to it."""
