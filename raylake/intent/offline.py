@@ -176,7 +176,9 @@ _AUXILIARY = {"did", "do", "does", "don't", "doesn't", "didn't", "not", "never",
 _IRREGULAR_PAST = {"built", "made", "taught", "won", "held", "got", "wrote", "ran", "used", "bought", "sold", "led", "paid",
                    "gave", "took", "saw", "flew", "drove", "kept", "left", "met", "lost", "spent", "found", "became"}
 
-_QUOTED = re.compile(r"""(?:'([^']+)'|"([^"]+)"|“([^”]+)”)""")
+# a single quote opens after no letter and closes before none: "the scientists' names, their
+# projects' names" quotes nothing
+_QUOTED = re.compile(r"""(?:(?<!\w)'([^']+)'(?!\w)|"([^"]+)"|“([^”]+)”)""")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?\b")
 _NUMBER = re.compile(r"(?<![\w.-])[+-]?\d+(?:\.\d+)?(?![\w-])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:\.\d+)?")

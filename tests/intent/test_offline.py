@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values, joins and bridges, with evidence."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence."""
 from __future__ import annotations
 
 import pytest
@@ -46,6 +46,11 @@ def test_numeric_value_and_comparison(extractor):
     names = next(a for a in patients.attributes if a.name == "names")
     assert names.evidence["columns"][0][0] == "misc/patients.csv"  # its entity's 'name', not any 'name'
     assert _tree_for(g, "misc/hospitals.csv")
+
+
+def test_plural_possessives_quote_nothing(extractor):
+    g = extractor.extract("Show the players' names and their clubs' regions, for the region 'Leinster'.")
+    assert sorted(v for t in g.trees for a in t.attributes for v in a.values) == ["Leinster"]
 
 
 def test_bridge_entity_for_an_unnamed_table(extractor):
