@@ -49,7 +49,11 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    names': the artist's ``Name``, not another table's ``artist_name``;
    :meth:`OfflineExtractor._possessive_pair`): 400 q attribute F1 0.501 → 0.505, entity
    0.609 → 0.609, join 0.376 → 0.377; all 1,701: attribute 0.500 → 0.501, entity 0.598 →
-   0.599, join 0.374 → 0.376.
+   0.599, join 0.374 → 0.376. Words that name tables are an entity, not a column, unless a
+   header spells them (lexical match ≥ 0.95; the embedding's likeness is not enough:
+   'roller coaster' reads like ``Roller_Coaster_ID``, 'media type' like ``MediaTypeId``):
+   400 q entity 0.616 → 0.618, attribute 0.510 → 0.510, join 0.380 → 0.381; all 1,701:
+   entity 0.607 → 0.612, attribute 0.504 → 0.505, join 0.380 → 0.386.
    An entity's candidate tables are those its words name (abbreviations included), whose
    headers or text match it, and those holding a precise attribute or value of the question
    (the phone table of "the phone whose hardware model name is …" never says "phone").
@@ -495,7 +499,8 @@ class OfflineExtractor:
             nxt = m.end
             of_follows = nxt < n and lower[nxt] in ("of", "for") and any(s > nxt for s in starts)
             possessive = lower[m.end - 1].endswith("'s")
-            is_column = best >= 0.95 and (len(tokens(m.text)) >= 2 or m.entity < 0.5)
+            spelled = max(self._lexical(m).values(), default=0.0)  # a header says it, not one resembling it
+            is_column = spelled >= 0.95 and (len(tokens(m.text)) >= 2 or m.entity < 0.5)
             cue = m.start > 0 and lower[m.start - 1] in _ENTITY_CUES
             if m.text.lower() in _ATTR_WORDS:
                 m.role = "attribute"

@@ -207,6 +207,22 @@ def test_a_verb_is_an_attribute_only_where_a_header_spells_it(ray_session, tmp_p
     assert opened.evidence["columns"][0][:2] == ["retail/store.csv", "Opened"]
 
 
+def test_a_compound_that_names_a_table_is_an_entity_unless_a_header_spells_it(ray_session, tmp_path):
+    rng = random.Random(31)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/parks/roller_coaster.csv", ["Roller_Coaster_ID", "Name", "Park", "Country_ID", "Height"],
+           [[i, f"Coaster {i}", f"Park {i % 4}", rng.randint(1, 6), rng.randint(20, 90)] for i in range(1, 13)])
+    _write(f"{lake}/parks/country.csv", ["Country_ID", "Name", "Population", "Area"],
+           [[i, f"Land {i}", rng.randint(10**5, 10**7), rng.randint(10**3, 10**5)] for i in range(1, 7)])
+    ex = _extractor(lake, tmp_path)
+    # 'roller coaster' resembles the Roller_Coaster_ID header, but no header spells just that:
+    # the words name the roller-coaster table
+    g = ex.extract("Show the name and population of the country that has the highest roller coaster.")
+    assert sorted(t.evidence["tables"][0] for t in g.trees) == ["parks/country.csv", "parks/roller_coaster.csv"]
+    (coaster,) = [t for t in g.trees if t.evidence["tables"][0] == "parks/roller_coaster.csv"]
+    assert coaster.evidence["words"] == ["roller coaster"] and "implied" not in coaster.evidence
+
+
 def _assert_held_by_joined(g, named: str, why: str, word: str, column: list[str]) -> None:
     """The first tree is the ``named`` table; one implied tree (``why``) holds ``word`` at
     ``column`` (file, header) and is joined to it."""
