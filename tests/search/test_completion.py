@@ -81,10 +81,16 @@ def test_completion_keeps_to_the_budget(index):
     assert [p for p, _, _ in steps(index, done)] == [S + "club.csv", S + "player.csv"]
 
 
-def test_no_chosen_tables_no_completion(index):
-    bs = search(index, [])
-    before = started(index, bs, S + "club.csv")
-    assert steps(index, bs._complete(before)) == steps(index, before)
+@pytest.mark.parametrize("chosen, start", [
+    ([], S + "club.csv"),  # the extractor chose no table
+    ([S + "club.csv"], S + "club.csv"),  # the one it chose is the plan
+    ([S + "points_2020.csv"], S + "points_2019.csv"),  # the plan holds it as the start's union shard
+])
+def test_no_missing_chosen_table_no_completion(index, chosen, start):
+    bs = search(index, chosen)
+    before = started(index, bs, start)
+    done = bs._complete(before)
+    assert steps(index, done) == steps(index, before) and done.value == before.value
 
 
 def test_algorithm3_completes_the_plan_the_beam_stops_short_of(index):
