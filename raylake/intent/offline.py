@@ -361,8 +361,10 @@ class OfflineExtractor:
             while k < len(run):
                 best = 1
                 for size in (3, 2):
+                    if k + size > len(run):
+                        continue
                     toks = [lemma(lower[x]) for x in run[k : k + size]]
-                    if k + size <= len(run) and self._cohesive(toks) and not self._possessive_pair(toks):
+                    if self._cohesive(toks) and not self._possessive_pair(toks):
                         best = size
                         break
                 a, b = run[k], run[k] + best
@@ -455,6 +457,11 @@ class OfflineExtractor:
             span.lexical = self.lex.lexical_scores(tokens(span.text))
         return span.lexical
 
+    def _spelled(self, span: _Span) -> float:
+        """How nearly some header of the lake spells the span's words (its best lexical match):
+        a header that only resembles them by the embedding ('located' ≈ Location) is not one."""
+        return max(self._lexical(span).values(), default=0.0)
+
     def _with_own(self, span: _Span, tables) -> list[tuple[int, float]]:
         """The span's columns, plus the headers of ``tables`` (the question's candidate tables)
         its words match lexically (≥ ``min_attr_score``).
@@ -499,8 +506,7 @@ class OfflineExtractor:
             nxt = m.end
             of_follows = nxt < n and lower[nxt] in ("of", "for") and any(s > nxt for s in starts)
             possessive = lower[m.end - 1].endswith("'s")
-            spelled = max(self._lexical(m).values(), default=0.0)  # a header says it, not one resembling it
-            is_column = spelled >= 0.95 and (len(tokens(m.text)) >= 2 or m.entity < 0.5)
+            is_column = self._spelled(m) >= 0.95 and (len(tokens(m.text)) >= 2 or m.entity < 0.5)
             cue = m.start > 0 and lower[m.start - 1] in _ENTITY_CUES
             if m.text.lower() in _ATTR_WORDS:
                 m.role = "attribute"
@@ -925,7 +931,7 @@ class OfflineExtractor:
         attr_of: dict[int, Attribute] = {}
         attr_cols: dict[int, list[tuple[int, float]]] = {}  # each attribute's columns, ranked for its tree
         for m in attr_spans:
-            if _verb_like(m, lower) and max(self._lexical(m).values(), default=0.0) < 0.95:
+            if _verb_like(m, lower) and self._spelled(m) < 0.95:
                 # 'named', 'taught', 'located': the question's verbs, unless a header spells exactly
                 # that ('opened', Opened) — spells, not resembles: the embedding reads 'located'
                 # as Location
@@ -1145,8 +1151,9 @@ def _verb_like(span: _Span, lower: list[str]) -> bool:
 
 def _verbal(span: _Span, lower: list[str]) -> bool:
     """A one-word mention in a verb's or an adverb's form ('participated', 'did not
-    participate', 'actually') or a comparative before 'than' ('older than'): unlike :func:`_verb_like`, 'which'/'who' before it and '-ing'
-    are no sign — 'which authors', 'the building' name things."""
+    participate', 'actually') or a comparative before 'than' ('older than'): unlike
+    :func:`_verb_like`, 'which'/'who' before it and '-ing' are no sign — 'which authors',
+    'the building' name things."""
     if span.end - span.start != 1:
         return False
     w = lower[span.start]
