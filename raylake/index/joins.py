@@ -61,9 +61,10 @@ exactly with another such column, and no common value counts as disjoint whateve
 sizes (six people's names against 500 wine names, both ``Name``, the pair that emptied a
 fused answer). Same runs: join edges 23,684 → 23,507 (gold join pairs found unchanged at
 84.0 % / 90.2 %); retrieval F1 at L = 10 0.513 → 0.514, Sufficiency 0.403 → 0.407 (all
-1,701 questions: 0.496 → 0.496, 0.402 → 0.402); plans of the same 300 questions that fused
-to no rows 63 → 58 (``raylake ask --questions Q --fuse --json`` on them, ``fused.rows`` counted
-by a scratch script); intent entity F1 on 400 questions 0.611 → 0.608 (noise-level; join
+1,701 questions: 0.496 → 0.496, 0.402 → 0.402); plans of 300 questions that fused to no
+rows 63 → 58 (every 5.67th question in file order, not the seeded ``--limit 300`` sample;
+``raylake ask --questions Q --fuse --json`` on them, ``fused.rows`` counted by a scratch
+script); intent entity F1 on 400 questions 0.611 → 0.608 (noise-level; join
 0.376 → 0.373).
 
 Header cosines below 0.5 count nothing: MiniLM puts short unrelated headers that share
