@@ -209,6 +209,12 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
     rows = part_info[0]["rows"]
     fused_steps, truncated, warnings = [], False, []
     left_out: set[int] = set()
+
+    def leave_out(new: str, why: str) -> None:
+        left_out.add(part_of[new])
+        warnings.append(why)
+        fused_steps.append({"op": "join", "new": new, "rows": rows, "left_out": True})
+
     for i, s in enumerate(joins):
         anchor, new = s["anchor"], s["new"]
         keys = s.get("keys") or {}
@@ -216,9 +222,7 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         if ka not in canon[anchor] or kn not in canon[new]:
             raise FusionError(f"join key {anchor}.{ka} = {new}.{kn}: column missing from the table (re-run raylake index)")
         if part_of[anchor] in left_out:
-            left_out.add(part_of[new])
-            warnings.append(f"{new} joins {anchor}, which was left out; left out too")
-            fused_steps.append({"op": "join", "new": new, "rows": rows, "left_out": True})
+            leave_out(new, f"{new} joins {anchor}, which was left out; left out too")
             continue
         left = f"{labels[part_of[anchor]]}.{canon[anchor][ka]}"
         right = f"{labels[part_of[new]]}.{canon[new][kn]}"
@@ -237,9 +241,7 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
             warnings.append(f"join {anchor}.{ka} = {new}.{kn} would produce {n:,} rows; kept the first {max_rows:,}")
         elif n == 0:
             if rows:
-                left_out.add(part_of[new])
-                warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows; {new} is left out of the fused table")
-                fused_steps.append({"op": "join", "new": new, "rows": rows, "left_out": True})
+                leave_out(new, f"join {anchor}.{ka} = {new}.{kn} matched no rows; {new} is left out of the fused table")
                 continue
             warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows")
         con.sql(f"CREATE TEMP TABLE j{i} AS SELECT a.*, b.* {src}{limit}")
@@ -248,9 +250,10 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         fused_steps.append({"op": "join", "new": new, "rows": rows})
 
     # parts never joined (a plan whose later parts attach by union only) stay as their own rows
-    used = ({0} | {part_of[s["new"]] for s in joins}) - left_out
-    if len(used) + len(left_out) < len(parts):
+    joined = {0} | {part_of[s["new"]] for s in joins}
+    if len(joined) < len(parts):
         warnings.append("some parts are not connected by a join and are left out of the fused table")
+    used = joined - left_out
     srcs = [f"_src{k}" for k in sorted(used)]
     cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]
     prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
