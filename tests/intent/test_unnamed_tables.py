@@ -7,8 +7,9 @@ table holding an attribute, an entity word that is another chosen table's header
 the attribute as ranked for its tree, the chosen table's header before its union shard's, a
 chosen table's header that the lake-wide match missed, an attribute's column in each table
 its tree may be, an entity word before its table's header), a verb or a comparative that
-abbreviates an entity word but names no table, the entity words of a table without rows, and
-lexical scores that do not follow the process's hash seed."""
+abbreviates an entity word but names no table, the entity words of a table without rows, a
+lower-case value before the word naming its table, and lexical scores that do not follow the
+process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -521,3 +522,21 @@ def test_lexical_scores_do_not_depend_on_the_hash_seed(ray_session, tmp_path):
     outs = {subprocess.run([sys.executable, "-c", code, str(tmp_path / "idx"), " ".join(words)], capture_output=True, text=True,
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True).stdout for seed in range(6)}
     assert len(outs) == 1 and "(" in next(iter(outs))  # ... but not in the scores
+
+
+def test_a_lower_case_value_before_the_word_naming_its_table_is_that_value(ray_session, tmp_path):
+    rng = random.Random(29)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/shop/products.csv", ["Product_ID", "Product_Name", "Product_Price"],
+           [[i, n, rng.randint(10, 900)] for i, n in enumerate(["photo", "film", "dinning", "cloth", "music"], start=1)])
+    _write(f"{lake}/shop/order_items.csv", ["Order_Item_ID", "Product_ID", "Order_Quantity"],
+           [[i, rng.randint(1, 5), rng.randint(1, 9)] for i in range(1, 21)])
+    # 'photo' is a header word of this lake too: the photos table's Photo_ID
+    _write(f"{lake}/park/photos.csv", ["Photo_ID", "Tourist_Attraction_ID", "Filename"],
+           [[i, rng.randint(1, 9), f"img{i}.jpg"] for i in range(1, 11)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("What are the total order quantities of photo products?")
+    (photo,) = [a for t in g.trees for a in t.attributes if "photo" in a.values]
+    assert photo.evidence["columns"][0][:2] == ["shop/products.csv", "Product_Name"]
+    assert "park/photos.csv" not in {t.evidence.get("tables", [None])[0] for t in g.trees}
