@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id."""
 from __future__ import annotations
 
 import pytest
@@ -93,3 +93,12 @@ def test_joint_choice_prefers_a_connected_set(extractor):
     for first in (weather, club):
         ranked = [sorted([(weather, 1.0), (club, 1.0)], key=lambda x: x[0] != first), [(player, 1.0)]]
         assert extractor._choose(ranked) == {0: club, 1: player}
+
+
+def test_ids_is_the_plural_of_id(extractor):
+    from raylake.intent.lexicon import lemma
+
+    assert lemma("ids") == lemma("IDs") == "id"
+    g = extractor.extract("Show the player ids of players from the club 'AIB'.")
+    (ids,) = [a for t in g.trees for a in t.attributes if a.name == "player ids"]
+    assert ids.evidence["columns"][0][:2] == ["sports/player.csv", "Player_ID"]
