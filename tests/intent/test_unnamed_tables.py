@@ -8,8 +8,8 @@ the attribute as ranked for its tree, the chosen table's header before its union
 chosen table's header that the lake-wide match missed, an attribute's column in each table
 its tree may be, an entity word before its table's header), a verb or a comparative that
 abbreviates an entity word but names no table, the entity words of a table without rows, a
-lower-case value before the word naming its table, and lexical scores that do not follow the
-process's hash seed."""
+lower-case value before the word naming its table, 'the number of X' as a header only where
+the header counts X, and lexical scores that do not follow the process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -540,3 +540,24 @@ def test_a_lower_case_value_before_the_word_naming_its_table_is_that_value(ray_s
     (photo,) = [a for t in g.trees for a in t.attributes if "photo" in a.values]
     assert photo.evidence["columns"][0][:2] == ["shop/products.csv", "Product_Name"]
     assert "park/photos.csv" not in {t.evidence.get("tables", [None])[0] for t in g.trees}
+
+
+def test_the_number_of_things_reads_a_header_that_counts_them_only(ray_session, tmp_path):
+    rng = random.Random(31)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/hotel/rooms.csv", ["room_number", "block_code", "floor"],
+           [[100 + i, rng.choice(["A", "B"]), rng.randint(1, 4)] for i in range(1, 21)])
+    _write(f"{lake}/hotel/reservations.csv", ["reservation_code", "room_number", "check_in"],
+           [[f"R{i}", 100 + rng.randint(1, 20), f"2020-01-{rng.randint(1, 28):02d}"] for i in range(1, 31)])
+    _write(f"{lake}/market/market.csv", ["Market_ID", "District", "Num_of_shops"],
+           [[i, f"District {i}", rng.randint(5, 90)] for i in range(1, 11)])
+    ex = _extractor(lake, tmp_path)
+
+    # room_number names a room: 'the number of rooms' counts the rooms table's rows
+    g = ex.extract("Find the number of rooms that do not have any reservation.")
+    assert "hotel/rooms.csv" in {t.evidence["tables"][0] for t in g.trees}
+    assert not [a for t in g.trees for a in t.attributes if a.name == "rooms"]
+    # Num_of_shops counts them: 'the number of shops' is that column
+    g = ex.extract("Show the districts of markets with number of shops greater than 50.")
+    (shops,) = [a for t in g.trees for a in t.attributes if a.name == "shops"]
+    assert shops.evidence["columns"][0][:2] == ["market/market.csv", "Num_of_shops"]
