@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close."""
 from __future__ import annotations
 
 import pytest
@@ -102,3 +102,23 @@ def test_ids_is_the_plural_of_id(extractor):
     g = extractor.extract("Show the player ids of players from the club 'AIB'.")
     (ids,) = [a for t in g.trees for a in t.attributes if a.name == "player ids"]
     assert ids.evidence["columns"][0][:2] == ["sports/player.csv", "Player_ID"]
+
+
+def test_an_attribute_no_tree_holds_needs_a_close_header(extractor):
+    from raylake.intent.model import Attribute, IntentTree, Join
+
+    def attr(aid, path, col, score, **kw):
+        return Attribute(aid, col.lower(), kw.pop("values", []), {"columns": [[path, col, score]], **kw})
+
+    club = IntentTree("t1", "club", [
+        attr("a1", "sports/club.csv", "Region", 0.7),  # its own table's header, however weak
+        attr("a2", "misc/stores.csv", "city", 0.8),  # a table no tree chose, a header that only resembles the words
+        attr("a3", "misc/stores.csv", "name", 1.0),  # ... a header that spells them
+        attr("a4", "misc/stores.csv", "region", 0.6, values=["Leinster"]),  # ... constraining a value
+        attr("a5", "misc/stores.csv", "store_id", 0.5),  # ... used by a join
+        attr("a6", "misc/stores.csv", "id", 0.5, role="key"),
+    ], {"tables": ["sports/club.csv", "sports/player.csv"]})
+    player = IntentTree("t2", "player", [attr("a7", "sports/player.csv", "Club_ID", 1.0)], {"tables": ["sports/player.csv"]})
+    extractor._drop_strays([club, player], [Join("t1", "a5", "t2", "a7")])
+    assert [a.attribute_id for a in club.attributes] == ["a1", "a3", "a4", "a5", "a6"]
+    assert [a.attribute_id for a in player.attributes] == ["a7"]
