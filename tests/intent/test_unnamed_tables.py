@@ -9,7 +9,8 @@ chosen table's header that the lake-wide match missed, an attribute's column in 
 its tree may be, an entity word before its table's header), a verb or a comparative that
 abbreviates an entity word but names no table, the entity words of a table without rows, a
 lower-case value before the word naming its table, 'the number of X' as a header only where
-the header counts X, and lexical scores that do not follow the process's hash seed."""
+the header counts X, a name held in two columns, and lexical scores that do not follow the
+process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -561,3 +562,18 @@ def test_the_number_of_things_reads_a_header_that_counts_them_only(ray_session, 
     g = ex.extract("Show the districts of markets with number of shops greater than 50.")
     (shops,) = [a for t in g.trees for a in t.attributes if a.name == "shops"]
     assert shops.evidence["columns"][0][:2] == ["market/market.csv", "Num_of_shops"]
+
+
+def test_a_name_one_table_holds_in_two_columns_is_two_values(ray_session, tmp_path):
+    rng = random.Random(37)
+    lake = str(tmp_path / "lake")
+    first, last = ["Aaron", "Olin", "Jeremy", "Matthias", "Linda"], ["Turon", "Shivers", "Gibbons", "Blume", "Weirich"]
+    _write(f"{lake}/icfp/authors.csv", ["authID", "lname", "fname"], [[i, last[i], first[i]] for i in range(5)])
+    _write(f"{lake}/icfp/papers.csv", ["paperID", "title"], [[i, f"Paper {i}"] for i in range(1, 9)])
+    _write(f"{lake}/icfp/authorship.csv", ["authID", "paperID", "authOrder"],
+           [[rng.randint(0, 4), p, 1] for p in range(1, 9)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract('Find all the papers published by "Aaron Turon".')
+    held = {v: a.evidence["columns"][0][:2] for t in g.trees for a in t.attributes for v in a.values}
+    assert held == {"Aaron": ["icfp/authors.csv", "fname"], "Turon": ["icfp/authors.csv", "lname"]}
