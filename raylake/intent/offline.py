@@ -26,6 +26,9 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.612. A two-word name that one table holds in two columns is two values
    (:meth:`OfflineExtractor._split_name`): all 1,701 value F1 0.790 → 0.802, attribute
    0.522 → 0.525, entity 0.613 → 0.614, join 0.386 → 0.389; 400 q value 0.810 → 0.820.
+   A lower-case cue ('after', 'before', 'can') is no value, whatever some cell holds (all
+   1,701: value 0.802 → 0.816, no value match lost; the word after a verb cue too, 'teachers
+   that teach': 0.824, but 7 value and 2 entity matches lost).
 2. **Mentions** — the remaining content words, segmented greedily into the longest spans
    that occur together in some header; each span is matched to columns lexically (IDF
    overlap with lemmatised header tokens) and semantically (cosine with the header
@@ -192,6 +195,8 @@ _AUXILIARY = {"did", "do", "does", "don't", "doesn't", "didn't", "not", "never",
               "should", "must", "may", "might"}
 _IRREGULAR_PAST = {"built", "made", "taught", "won", "held", "got", "wrote", "ran", "used", "bought", "sold", "led", "paid",
                    "gave", "took", "saw", "flew", "drove", "kept", "left", "met", "lost", "spent", "found", "became"}
+# lower-case words that some cell holds ('before', 'can') but a question uses as a cue
+_NOT_VALUES = {p for p, _ in COMPARE if " " not in p} | _AUXILIARY
 
 # a single quote opens after no letter and closes before none: "the scientists' names, their
 # projects' names" quotes nothing
@@ -323,6 +328,8 @@ class OfflineExtractor:
                         continue
                 if text in _NUMBER_WORDS:
                     continue
+                if not capital and size == 1 and text in _NOT_VALUES:
+                    continue  # 'after 2000', 'that can serve': a cue, whatever some cell holds
                 out.append(_Span(i, i + size, " ".join(w for w, _, _ in words[i : i + size]), "value", named=capital,
                                  qualifies=qualifies))
                 for j in range(i, i + size):

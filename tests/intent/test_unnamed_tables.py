@@ -9,8 +9,8 @@ chosen table's header that the lake-wide match missed, an attribute's column in 
 its tree may be, an entity word before its table's header), a verb or a comparative that
 abbreviates an entity word but names no table, the entity words of a table without rows, a
 lower-case value before the word naming its table, 'the number of X' as a header only where
-the header counts X, a name held in two columns, and lexical scores that do not follow the
-process's hash seed."""
+the header counts X, a name held in two columns, a cue word that a cell holds, and lexical
+scores that do not follow the process's hash seed."""
 from __future__ import annotations
 
 import os
@@ -577,3 +577,16 @@ def test_a_name_one_table_holds_in_two_columns_is_two_values(ray_session, tmp_pa
     g = ex.extract('Find all the papers published by "Aaron Turon".')
     held = {v: a.evidence["columns"][0][:2] for t in g.trees for a in t.attributes for v in a.values}
     assert held == {"Aaron": ["icfp/authors.csv", "fname"], "Turon": ["icfp/authors.csv", "lname"]}
+
+
+def test_a_cue_word_is_no_value_whatever_a_cell_holds(ray_session, tmp_path):
+    rng = random.Random(41)
+    lake = str(tmp_path / "lake")
+    _write(f"{lake}/mills/mill.csv", ["mill_id", "architect_id", "built_year", "phase"],
+           [[i, rng.randint(1, 5), rng.randint(1800, 1900), rng.choice(["before", "after", "can", "during"])] for i in range(1, 21)])
+    _write(f"{lake}/mills/architect.csv", ["architect_id", "name", "nationality"],
+           [[i, f"Architect {i}", rng.choice(["Dutch", "British"])] for i in range(1, 6)])
+    ex = _extractor(lake, tmp_path)
+
+    g = ex.extract("Which architects can design a mill built after 1850?")
+    assert sorted(v for t in g.trees for a in t.attributes for v in a.values) == ["1850"]
