@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words."""
 from __future__ import annotations
 
 import pytest
@@ -122,3 +122,12 @@ def test_an_attribute_no_tree_holds_needs_a_close_header(extractor):
     extractor._drop_strays([club, player], [Join("t1", "a5", "t2", "a7")])
     assert [a.attribute_id for a in club.attributes] == ["a1", "a3", "a4", "a5", "a6"]
     assert [a.attribute_id for a in player.attributes] == ["a7"]
+
+
+def test_a_counted_number_word_is_a_number(extractor):
+    g = extractor.extract("Which clubs have more than two players, and which players scored at least once?")
+    compared = {v: a.evidence.get("compare", {}).get(v) for t in g.trees for a in t.attributes for v in a.values}
+    assert compared == {"2": ">", "1": ">="}
+    # without a comparison, 'one' is no value: "the one club"
+    g = extractor.extract("Which one club has the most players?")
+    assert not [v for t in g.trees for a in t.attributes for v in a.values]
