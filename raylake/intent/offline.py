@@ -173,8 +173,8 @@ COMPARE = [("more than", ">"), ("greater than", ">"), ("larger than", ">"), ("hi
            ("smaller than", "<"), ("above", ">"), ("over", ">"), ("below", "<"), ("under", "<"), ("before", "<"),
            ("after", ">"), ("between", "between"), ("not", "!="), ("without", "none")]
 _NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "once", "twice"}
-_NUMBER_VALUES = {w: str(n) for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), 1)}
-_NUMBER_VALUES.update(once="1", twice="2")
+_NUMBER_VALUES = {w: str(n) for n, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                                    "ten"], 1)} | {"once": "1", "twice": "2"}
 _ORDERED = {">", ">=", "<", "<="}
 _COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
 # 'score higher than 300': the compared attribute is the word before; 'older than' names one
@@ -389,7 +389,8 @@ class OfflineExtractor:
         if not both:
             return [v]
         return [_Span(v.start + i, v.start + i + 1, w, "value", named=True,
-                      columns=[(int(c), 1.0) for c in h if int(col_table[c]) in both]) for i, (w, h) in enumerate(zip(words, hits))]
+                      columns=[(int(c), 1.0) for c in h if int(col_table[c]) in both])
+                for i, (w, h) in enumerate(zip(words, hits))]
 
     def _names_held_value(self, i: int, lower: list[str], hits) -> bool:
         """'photo products', 'history department': a lower-case word before a word that names
