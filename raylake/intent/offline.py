@@ -31,7 +31,8 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    that teach': 0.824, but 7 value and 2 entity matches lost). A number word after an ordered
    comparison is the number ('more than one', 'at least twice': ``> 1``, ``>= 2``): all
    1,701 value 0.816 → 0.842, entity 0.6141 → 0.6137, join 0.389 → 0.389; 400 q value
-   0.835 → 0.858, entity 0.6185 → 0.6169 (5 questions' entities changed, 2 up, 3 down).
+   0.835 → 0.858, entity 0.6185 → 0.6169 (5 questions' entities changed, 2 up, 3 down, by a
+   scratch comparison of the per-question matches, not in ``bench/``).
 2. **Mentions** — the remaining content words, segmented greedily into the longest spans
    that occur together in some header; each span is matched to columns lexically (IDF
    overlap with lemmatised header tokens) and semantically (cosine with the header
