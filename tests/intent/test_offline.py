@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values."""
 from __future__ import annotations
 
 import pytest
@@ -99,6 +99,7 @@ def test_ids_is_the_plural_of_id(extractor):
     from raylake.intent.lexicon import lemma
 
     assert lemma("ids") == lemma("IDs") == "id"
+    assert lemma("movies") == "movie" and lemma("cities") == "city"
     g = extractor.extract("Show the player ids of players from the club 'AIB'.")
     (ids,) = [a for t in g.trees for a in t.attributes if a.name == "player ids"]
     assert ids.evidence["columns"][0][:2] == ["sports/player.csv", "Player_ID"]
@@ -131,3 +132,14 @@ def test_a_counted_number_word_is_a_number(extractor):
     # without a comparison, 'one' is no value: "the one club"
     g = extractor.extract("Which one club has the most players?")
     assert not [v for t in g.trees for a in t.attributes for v in a.values]
+
+
+def test_a_verb_or_a_plural_some_cell_holds_is_no_value(extractor):
+    def values(q):
+        return sorted(v for t in extractor.extract(q).trees for a in t.attributes for v in a.values)
+
+    # player.Position holds 'Guard', products.category 'tools': as a verb and as a plural noun they are no values
+    assert values("Which clubs have players who guard the region 'Leinster'?") == ["Leinster"]
+    assert values("Show the tools of each store.") == []
+    # beside a header word of the column holding it, a plural is that value
+    assert values("How many products are in the category tools?") == ["tools"]
