@@ -35,9 +35,9 @@ def lemma(word: str) -> str:
     is the ``customer_id`` header, one mention, not a customer and some table's bare ``id``
     (Spider, ``python -m bench.intent_bench``, all 1,701: attribute F1 0.506 → 0.514, entity
     0.612 → 0.613; 400 questions: attribute 0.512 → 0.523, entity 0.618 → 0.619). Nouns in
-    '-ie' keep it ('movies' → movie, not 'movy', which no header spells; all 1,701: value 0.842
-    → 0.847, the 'movies' no cell value any more; entity 0.6137 → 0.6131, 11 more trees, one
-    more right)."""
+    '-ie' keep it ('movies' → movie, not 'movy', which no header spells, so 'movies' was read
+    as some cell's value; all 1,701: value 0.842 → 0.847; entity 0.6137 → 0.6131, 11 more
+    trees, one more right)."""
     w = word.lower()
     if w in _IRREGULAR:
         return _IRREGULAR[w]

@@ -595,18 +595,27 @@ def test_a_cue_word_is_no_value_whatever_a_cell_holds(ray_session, tmp_path):
 def test_an_attribute_only_one_table_spells_brings_that_table_in(ray_session, tmp_path):
     rng = random.Random(5)
     lake = str(tmp_path / "lake")
-    # county tables of four databases, and the one table with a Delegate header, joined to none of them
+    # county tables of three databases and tables keyed on County_Id, and the one table with
+    # a Delegate header, joined to none of them
+    counties = ["Howard", "Baltimore", "Colony", "Mansfield", "Manning"]
     _write(f"{lake}/election/county.csv", ["County_Id", "County_name", "Population"],
-           [[i, n, rng.randint(20_000, 900_000)] for i, n in enumerate(["Howard", "Baltimore", "Colony", "Mansfield", "Manning"], start=1)])
-    _write(f"{lake}/census/county.csv", ["County_Id", "County_name", "Area"], [[i, f"Cty {i}", rng.randint(100, 900)] for i in range(1, 9)])
-    _write(f"{lake}/tax/county.csv", ["County_Id", "Rate", "Year"], [[i, rng.randint(1, 9), rng.randint(1990, 2020)] for i in range(1, 9)])
+           [[i, n, rng.randint(20_000, 900_000)] for i, n in enumerate(counties, start=1)])
+    _write(f"{lake}/census/county.csv", ["County_Id", "County_name", "Area"],
+           [[i, f"Cty {i}", rng.randint(100, 900)] for i in range(1, 9)])
+    _write(f"{lake}/tax/county.csv", ["County_Id", "Rate", "Year"],
+           [[i, rng.randint(1, 9), rng.randint(1990, 2020)] for i in range(1, 9)])
     _write(f"{lake}/geo/city.csv", ["City_Id", "City_name", "County_Id", "Population"],
            [[i, f"City {i}", rng.randint(1, 5), rng.randint(1000, 90000)] for i in range(1, 15)])
-    _write(f"{lake}/geo/district.csv", ["District_Id", "County_Id", "District_name"], [[i, rng.randint(1, 5), f"District {i}"] for i in range(1, 15)])
-    _write(f"{lake}/geo/town.csv", ["Town_Id", "County_Id", "Town_name"], [[i, rng.randint(1, 5), f"Town {i}"] for i in range(1, 15)])
-    _write(f"{lake}/geo/state.csv", ["State_Id", "State_name", "Population"], [[i, n, rng.randint(10**6, 10**7)] for i, n in enumerate(["Ohio", "Iowa", "Utah"], 1)])
-    _write(f"{lake}/registry/roll.csv", ["roll_no", "Delegate", "Seat"], [[500 + i, f"Delegate {i}", f"S{rng.randint(10, 99)}"] for i in range(1, 13)])
-    _write(f"{lake}/registry/speech.csv", ["speech_no", "Speaker", "Topic"], [[900 + i, f"Speaker {i}", rng.choice(["trade", "water"])] for i in range(1, 13)])
+    _write(f"{lake}/geo/district.csv", ["District_Id", "County_Id", "District_name"],
+           [[i, rng.randint(1, 5), f"District {i}"] for i in range(1, 15)])
+    _write(f"{lake}/geo/town.csv", ["Town_Id", "County_Id", "Town_name"],
+           [[i, rng.randint(1, 5), f"Town {i}"] for i in range(1, 15)])
+    _write(f"{lake}/geo/state.csv", ["State_Id", "State_name", "Population"],
+           [[i, n, rng.randint(10**6, 10**7)] for i, n in enumerate(["Ohio", "Iowa", "Utah"], 1)])
+    _write(f"{lake}/registry/roll.csv", ["roll_no", "Delegate", "Seat"],
+           [[500 + i, f"Delegate {i}", f"S{rng.randint(10, 99)}"] for i in range(1, 13)])
+    _write(f"{lake}/registry/speech.csv", ["speech_no", "Speaker", "Topic"],
+           [[900 + i, f"Speaker {i}", rng.choice(["trade", "water"])] for i in range(1, 13)])
     ex = _extractor(lake, tmp_path)
 
     g = ex.extract("Which counties have the most delegates?")
