@@ -24,7 +24,7 @@ _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "w
               "businesses": "business", "buses": "bus", "analyses": "analysis", "matches": "match", "branches": "branch",
               "churches": "church", "coaches": "coach", "dishes": "dish", "boxes": "box", "taxes": "tax", "wives": "wife",
               "ids": "id", "movies": "movie", "calories": "calorie", "cookies": "cookie", "goalies": "goalie",
-              "rookies": "rookie", "zombies": "zombie", "prairies": "prairie", "pies": "pie", "ties": "tie"}
+              "rookies": "rookie", "zombies": "zombie", "prairies": "prairie"}
 _KEEP_S = ("ss", "us", "is", "os", "ics", "news", "yes")
 
 

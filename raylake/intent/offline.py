@@ -210,6 +210,9 @@ _AUXILIARY = {"did", "do", "does", "don't", "doesn't", "didn't", "not", "never",
               "should", "must", "may", "might"}
 _IRREGULAR_PAST = {"built", "made", "taught", "won", "held", "got", "wrote", "ran", "used", "bought", "sold", "led", "paid",
                    "gave", "took", "saw", "flew", "drove", "kept", "left", "met", "lost", "spent", "found", "became"}
+# words before which a lower-case word a cell holds is a verb, not that value ('tracks that
+# belong to'): unlike a mention ('which authors'), a value after 'which'/'who' is rare; a bare
+# 'not' is no sign ('milk but not cat'), 'did not' is (see _verb_or_plural)
 _VERB_BEFORE = {"who", "that", "which", "they", "he", "she", "it"} | (_AUXILIARY - {"not"})
 # lower-case words that some cell holds ('before', 'can') but a question uses as a cue
 _NOT_VALUES = {p for p, _ in COMPARE if " " not in p} | _AUXILIARY
@@ -255,7 +258,8 @@ class OfflineExtractor:
                  near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7,
                  distinct: float = 0.2, question_prior: float = 0.4, min_bridge: float = 0.84,
                  joint_near: int = 3, joint_near_min: float = 0.15, neighbour_col: float = 0.8,
-                 neighbour_near: float = 0.1, header_of_other: float = 0.9, stray_match: float = 0.9):
+                 neighbour_near: float = 0.1, header_of_other: float = 0.9, stray_match: float = 0.9,
+                 sole_match: float = 0.99):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -272,6 +276,7 @@ class OfflineExtractor:
         self.neighbour_near = neighbour_near  # ... with match × closeness to a chosen table at least this
         self.header_of_other = header_of_other  # an entity word this close to a header of another chosen table is its attribute
         self.stray_match = stray_match  # an attribute outside every tree's tables needs a header this close (see _drop_strays)
+        self.sole_match = sole_match  # a header this close, in one table only, brings that table in (see _sole_holder)
         self.max_joint = max_joint  # most table sets tried (the width shrinks with many entities)
         self.max_cost = max_cost  # path cost of two tables the lake does not connect within 2 links
         self.near_context = near_context  # μ of the neighbourhood context in an entity's table ranking
@@ -348,10 +353,8 @@ class OfflineExtractor:
                         continue
                 if text in _NUMBER_WORDS:
                     continue
-                if not capital and size == 1 and text in _NOT_VALUES:
-                    continue  # 'after 2000', 'that can serve': a cue, whatever some cell holds
-                if not capital and size == 1 and not qualifies and self._verb_or_plural(i, lower, hits):
-                    continue
+                if not capital and size == 1 and (text in _NOT_VALUES or (not qualifies and self._verb_or_plural(i, lower, hits))):
+                    continue  # 'after 2000', 'who teach', 'the number of trips': a cue, a verb, a plural noun
                 out.append(_Span(i, i + size, " ".join(w for w, _, _ in words[i : i + size]), "value", named=capital,
                                  qualifies=qualifies))
                 for j in range(i, i + size):
@@ -399,9 +402,9 @@ class OfflineExtractor:
         w = lower[i]
         if lemma(w) != w:
             around = {lemma(lower[j]) for j in (i - 1, i + 1) if 0 <= j < len(lower)}
-            if not any(around & set(self.lex.col_tokens[int(c)]) for c in hits):
+            if all(around.isdisjoint(self.lex.col_tokens[int(c)]) for c in hits):
                 return True
-        if _ed_or_ly(w) or w in _IRREGULAR_PAST:
+        if _past_or_adverb(w):
             return True
         before = lower[i - 1] if i else ""
         return before in _VERB_BEFORE or (before == "not" and i > 1 and lower[i - 2] in _AUXILIARY)
@@ -1132,9 +1135,9 @@ class OfflineExtractor:
                 add_attr(k, "id", [], "", extra={"implied": True, "role": "key"})
         return IntentGraph(trees, joins)
 
-    def _sole_holder(self, span: _Span, exact: float = 0.99) -> int | None:
+    def _sole_holder(self, span: _Span) -> int | None:
         """The one table (shards counted as one) whose header spells an attribute's words
-        (match ≥ ``exact``) where no other table's header matches as well: "the number of
+        (match ≥ ``sole_match``) where no other table's header matches as well: "the number of
         scientists involved for each project" — no chosen table has a scientist, the
         assignment table's ``Scientist`` alone spells it, so that table is part of the
         answer even though no join path the lake found reaches it closely (which
@@ -1142,12 +1145,10 @@ class OfflineExtractor:
         are a reference entity (a scratch tally); a past form ('registered', 5 wrong trees)
         is the question's verb, however a header spells it, and makes none."""
         best = max((sc for _, sc in span.columns), default=0.0)
-        if best < exact:
+        if best < self.sole_match:
             return None
-        holders = {int(self.index.graph.shard_of[int(self.index.col_table[c])]) for c, sc in span.columns if sc >= best - 1e-9}
-        if len(holders) != 1:
-            return None
-        return int(self.index.col_table[next(c for c, sc in span.columns if sc >= best - 1e-9)])
+        tables = [int(self.index.col_table[c]) for c, sc in span.columns if sc >= best - 1e-9]
+        return tables[0] if len({int(self.index.graph.shard_of[t]) for t in tables}) == 1 else None
 
     def _drop_strays(self, trees: list[IntentTree], joins: list[Join]) -> None:
         """Drop an attribute that no tree's tables hold and whose header only resembles its
@@ -1312,12 +1313,17 @@ def _verbal(span: _Span, lower: list[str]) -> bool:
     w = lower[span.start]
     aux = span.start > 0 and lower[span.start - 1] in _AUXILIARY
     comparative = w.endswith("er") and span.end < len(lower) and lower[span.end] == "than"
-    return aux or comparative or w in _IRREGULAR_PAST or _ed_or_ly(w)
+    return aux or comparative or _past_or_adverb(w)
 
 
 def _ed_or_ly(w: str) -> bool:
     """A past form or an adverb by its ending ('participated', 'actually')."""
     return len(w) > 4 and w.endswith(("ed", "ly"))
+
+
+def _past_or_adverb(w: str) -> bool:
+    """A past form or an adverb, by its ending or as an irregular past ('won', 'taught')."""
+    return _ed_or_ly(w) or w in _IRREGULAR_PAST
 
 
 def _cost_matrix(graph, min_join: float) -> csr_matrix:
