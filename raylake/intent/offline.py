@@ -127,7 +127,24 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    spells (a match ≥ 0.99 that no other table's header ties) brings that table in as a tree
    of its own (:meth:`OfflineExtractor._sole_holder`): all 1,701 entity 0.6131 → 0.6175,
    attribute 0.5277 → 0.5280, join 0.3884 → 0.3870; 400 q entity 0.617 → 0.621, join
-   0.381 → 0.379.
+   0.381 → 0.379. An implied tree lists its own table first, then the shards it unions with
+   (:meth:`OfflineExtractor._shards_first`; it was the shard cluster's lowest id, and search
+   anchors a tree on its first table): all 1,701 entity 0.6175 → 0.6191.
+   **Second pass.** A table the lake alone picks — the one holding a value the question
+   quotes that no tree holds, or the one table whose header spells an attribute
+   (``_PINNING``) — says which database the question is about, but it is found only after
+   the named entities' tables were chosen. Where the first pass made such a tree, the
+   extraction runs again with those tables *pinned*: each counts as another entity's sure
+   table in every entity's ranking (the context term) and in the joint choice's spanning
+   tree, which the pinned tables join at no choice of their own. A pinned table is no
+   candidate of a named entity (it answers another need; the entity is sought beside it),
+   unless the value follows the entity's words ('the course INTRODUCTION TO COMPUTER
+   SCIENCE', 'the club named …'). All 1,701: entity 0.6191 → 0.6209, attribute 0.5279 →
+   0.5294, join 0.3870 → 0.3893; with ``--k 1`` entity 0.526 → 0.534, join 0.317 → 0.327
+   (the first choice gains most). Variants: the pinned table left among the candidates
+   (entity 0.6231, but by 100 fewer trees and 16 fewer matches: an entity took the pinned
+   table and the question's other table was lost), the same with ``distinct`` charged for
+   it (0.6230, 9 fewer matches), the pinned table never a candidate (0.6208, attribute 0.5287).
 
    Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
    entity F1 0.444 → 0.540 and attribute F1 0.340 → 0.418 with these pieces; ``held_floor``,
@@ -190,6 +207,10 @@ _COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
 _GENERIC_COMPARATIVES = {p.split()[0] for p, _ in COMPARE if p.endswith(" than")}
 _SMALLER = {"younger", "smaller", "lower", "fewer", "shorter", "cheaper", "earlier", "lighter", "narrower", "thinner",
             "poorer", "slower", "weaker", "closer", "nearer"}
+# implied trees whose table the lake alone picks (a value it holds, a header only it spells), not
+# the chosen tables' neighbourhood: a second pass chooses the named entities' tables with them fixed
+_PINNING = ("value held by an unnamed table", "attribute only one table holds")
+_NAMING = {"named", "called", "titled"}
 _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
 # a mention this specific or less is a word every schema has ('name', 'id'): see _specificity
 _GENERIC_SPEC = 0.3
@@ -297,13 +318,22 @@ class OfflineExtractor:
         return self.extract(question)
 
     def extract(self, question: str) -> IntentGraph:
+        """The question's intent graph; a second pass where the first pinned tables (module docstring, step 3)."""
+        graph, pins = self._extract(question, ())
+        if pins:
+            graph, _ = self._extract(question, pins)
+        return graph
+
+    def _extract(self, question: str, pins) -> tuple[IntentGraph, list[tuple[int, int]]]:
+        """One pass with ``pins`` (table, token where its value starts or −1) fixed; returns the
+        graph and the tables this pass pinned."""
         words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
         lower = [w.lower() for w, _, _ in words]
         used = [False] * len(words)
         values = self._values(question, words, lower, used)
         mentions = self._mentions(words, lower, used)
         self._match(mentions)
-        return self._assemble(question, words, lower, mentions, values)
+        return self._assemble(question, words, lower, mentions, values, pins)
 
     # ------------------------------------------------------------------ values
 
@@ -758,7 +788,7 @@ class OfflineExtractor:
         scored = {t: sum(p) for t, p in e.parts.items()}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
-    def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = ()) -> dict[int, int]:
+    def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = (), pins=()) -> dict[int, int]:
         """One table per entity, chosen jointly: the set maximising
 
             Σ_k score_k(t_k) − λ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k) − δ · (n − #clusters)
@@ -774,11 +804,13 @@ class OfflineExtractor:
         Tables of one database join through strong key links (gold pairs of the tuning
         questions: median cost 0.15, random pairs 0.51, by a scratch measurement over the
         stored index, not in ``bench/``), so a coherent set is what tells apart
-        the many same-named tables ('student', 'customers') of a lake.
+        the many same-named tables ('student', 'customers') of a lake. ``pins`` (the second
+        pass, module docstring step 3) are tables already fixed: they join the spanning tree
+        and count as context closeness for every entity.
         """
         graph, idx = self.index.graph, self.index
         ks = [k for k in range(len(ranked)) if ranked[k]]
-        if len(ks) <= 1:
+        if not ks or len(ks) + len(pins) <= 1:
             return {k: ranked[k][0][0] for k in ks}
         width = self.joint_width
         while width > 2 and (width + self.joint_near) ** len(ks) > self.max_joint:
@@ -788,11 +820,12 @@ class OfflineExtractor:
             # a table ranked below the width but joined to another entity's best tables (the
             # loan_1 customer, named only by the abbreviation 'cust', next to its loan table)
             for k in ks:
-                near = np.max(np.stack([self._near(t) for j in ks if j != k for t, _ in ranked[j][:2]]), axis=0)
+                near = np.max(np.stack([self._near(t) for j in ks if j != k for t, _ in ranked[j][:2]]
+                                       + [self._near(int(t)) for t in pins]), axis=0)
                 more = [(t, v) for t, v in ranked[k][width:] if near[t] >= self.joint_near_min]
                 more.sort(key=lambda x: (-(x[1] + float(near[x[0]])), x[0]))
                 cands[k] = cands[k] + more[: self.joint_near]
-        tabs = sorted({t for k in ks for t, _ in cands[k]})
+        tabs = sorted({t for k in ks for t, _ in cands[k]} | set(pins))
         costs: dict[tuple[int, int], float] = {}
         for t in tabs:
             bp = graph.best_paths([t], max_hops=2, min_join=self.min_join)
@@ -818,7 +851,7 @@ class OfflineExtractor:
         best, best_key = None, None
         for combo in itertools.product(*(cands[k] for k in ks)):
             sel = [t for t, _ in combo]
-            val = sum(s for _, s in combo) - self.coherence * mst(sel)
+            val = sum(s for _, s in combo) - self.coherence * mst(sel + list(pins))
             val -= self.distinct * (len(sel) - len({int(graph.shard_of[t]) for t in sel}))
             val += self.joint_context * sum(w * max(b.get(t, 0.0) for t in sel) for b, w in ctx)
             key = (-round(val, 9), tuple(sel))
@@ -828,7 +861,7 @@ class OfflineExtractor:
 
     # ------------------------------------------------------------------ graph
 
-    def _assemble(self, question, words, lower, mentions, values) -> IntentGraph:
+    def _assemble(self, question, words, lower, mentions, values, pins=()) -> tuple[IntentGraph, list[tuple[int, int]]]:
         idx, lex, graph = self.index, self.lex, self.index.graph
         self._number_of(mentions, lower)
         self._roles(mentions, lower)
@@ -849,10 +882,19 @@ class OfflineExtractor:
         held = self._context_tables(context)
         bases = [self._base_tables(e, held) for e in ent_spans]
         qcos = self._question_tables(question) if ent_spans and self.question_prior > 0 else None
-        ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k], qcos)
+        pinned = [{t: 1.0} for t, _ in pins]
+        for k, e in enumerate(ent_spans):
+            # a pinned table answers another need of the question, and the entity is sought beside
+            # it — unless the value comes right after the entity's words ('the course INTRODUCTION
+            # TO COMPUTER SCIENCE', 'the club named …'): then the value says which table it is
+            apart = {int(graph.shard_of[t]) for t, at in pins
+                     if not (at == e.end or (at == e.end + 1 and lower[e.end] in _NAMING))}
+            if apart:
+                bases[k] = {t: v for t, v in bases[k].items() if int(graph.shard_of[t]) not in apart}
+        ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k] + pinned, qcos)
                   for k, e in enumerate(ent_spans)]
 
-        chosen = self._choose(ranked, context)
+        chosen = self._choose(ranked, context, [t for t, _ in pins])
         # 'representatives in descending order of votes': 'votes' names tables of its own, but
         # the election table chosen for another entity has a Votes header — the word is that
         # table's attribute, not a third table (figures in the module docstring, step 3)
@@ -910,9 +952,11 @@ class OfflineExtractor:
             tree_tables.append(tabs[:3])
             tree_start.append(e.start)
 
+        pin_at: dict[int, int] = {}  # implied tree → the token where the value that pins its table starts
+
         def implied_tree(t: int, words_: str, why: str) -> int:
             trees.append(IntentTree(f"t{len(trees) + 1}", self._table_name(t, [x.entity for x in trees]), [], {
-                "words": [words_] if words_ else [], "implied": why, "tables": [idx.paths[u] for u in graph.shards(t)][:10]}))
+                "words": [words_] if words_ else [], "implied": why, "tables": [idx.paths[u] for u in self._shards_first(t)][:10]}))
             tree_table.append(t)
             tree_tables.append([t])
             tree_start.append(10**6)
@@ -1112,6 +1156,7 @@ class OfflineExtractor:
                     if target is None:
                         if k is None:
                             k = implied_tree(int(idx.col_table[v.columns[0][0]]), v.text, "value held by an unnamed table")
+                            pin_at[k] = v.start
                         cols = ranked_cols(k, span)
                         target = add_attr(k, idx.columns["words"][cols[0][0]], cols, v.text, extra={"from_value": True})
             else:
@@ -1127,13 +1172,14 @@ class OfflineExtractor:
             if compare:
                 target.evidence.setdefault("compare", {})[v.text] = compare
         if not trees:
-            return IntentGraph([IntentTree("t1", question.strip()[:60] or "record", [], {"implied": "nothing in the question matched the lake"})], [])
+            return IntentGraph([IntentTree("t1", question.strip()[:60] or "record", [], {"implied": "nothing in the question matched the lake"})], []), []
         joins = self._joins(trees, tree_table, tree_start, add_attr, implied_tree)
         self._drop_strays(trees, joins)
         for k, t in enumerate(trees):
             if not t.attributes:
                 add_attr(k, "id", [], "", extra={"implied": True, "role": "key"})
-        return IntentGraph(trees, joins)
+        pins_found = sorted({(tree_table[k], pin_at.get(k, -1)) for k, t in enumerate(trees) if t.evidence.get("implied") in _PINNING})
+        return IntentGraph(trees, joins), pins_found
 
     def _sole_holder(self, span: _Span) -> int | None:
         """The one table (shards counted as one) whose header spells an attribute's words
@@ -1164,6 +1210,14 @@ class OfflineExtractor:
             t.attributes[:] = [a for a in t.attributes if a.values or (t.tree_id, a.attribute_id) in used
                                or a.evidence.get("role") == "key" or not a.evidence.get("columns")
                                or a.evidence["columns"][0][0] in held or a.evidence["columns"][0][2] >= self.stray_match]
+
+    def _shards_first(self, t: int) -> list[int]:
+        """``t``, then the rest of its shard cluster, the strongest union link first: the
+        evidence's first table is the one chosen (search anchors a tree on it), not the
+        cluster's lowest id — a cluster may also hold a look-alike table of another database."""
+        union = self.index.graph.union[t]
+        rest = [u for u in self.index.graph.shards(t) if u != t]
+        return [t] + sorted(rest, key=lambda u: (-(union[u].score if u in union else 0.0), u))
 
     def _table_name(self, t: int, taken=()) -> str:
         """A name for a table nobody named: its own entity word, else its first headers' words."""

@@ -623,3 +623,52 @@ def test_an_attribute_only_one_table_spells_brings_that_table_in(ray_session, tm
     (roll,) = [t for t in g.trees if t.evidence.get("implied") == "attribute only one table holds"]
     assert roll.evidence["tables"] == ["registry/roll.csv"]
     assert [a.evidence["columns"][0][:2] for a in roll.attributes] == [["registry/roll.csv", "Delegate"]]
+
+
+def test_an_implied_tree_lists_its_own_table_before_the_shards(ray_session, tmp_path):
+    rng = random.Random(43)
+    lake = str(tmp_path / "lake")
+    # one club table cut into two row shards; only the second holds 'Bootup Baltimore'
+    names = [f"Club {i}" for i in range(1, 25)] + ["Bootup Baltimore"]
+    rows = [[i, n, rng.choice(["AKW", "HHH", "NYC"])] for i, n in enumerate(names, start=1)]
+    _write(f"{lake}/a/club_part1.csv", ["ClubID", "ClubName", "ClubLocation"], rows[:12])
+    _write(f"{lake}/a/club_part2.csv", ["ClubID", "ClubName", "ClubLocation"], rows[12:])
+    _write(f"{lake}/b/stadium.csv", ["Stadium_ID", "Capacity", "Opening_year"],
+           [[i, rng.randint(1000, 90000), rng.randint(1900, 2000)] for i in range(1, 21)])
+    ex = _extractor(lake, tmp_path)
+    assert sorted(ex.index.paths[t] for t in ex.index.graph.shards(ex.index.paths.index("a/club_part2.csv"))) == [
+        "a/club_part1.csv", "a/club_part2.csv"]
+
+    g = ex.extract('Tell me everything about "Bootup Baltimore".')
+    (tree,) = [t for t in g.trees if t.evidence.get("implied") == "value held by an unnamed table"]
+    # the table that holds the value is the tree's: search anchors on the first one listed
+    assert tree.evidence["tables"] == ["a/club_part2.csv", "a/club_part1.csv"]
+
+
+def test_a_table_the_lake_alone_picks_draws_the_named_entities_beside_it(ray_session, tmp_path):
+    rng = random.Random(47)
+    lake = str(tmp_path / "lake")
+    # two databases with a student table of the same shape; only the second also holds clubs
+    for db, first in (("a_college", 1001), ("b_clubs", 2001)):
+        _write(f"{lake}/{db}/student.csv", ["StuID", "LName", "Fname", "Age", "Major"],
+               [[first + i, f"Last{i}", f"First{i}", rng.randint(17, 25), rng.choice([600, 520, 540])] for i in range(20)])
+    clubs = ["Bootup Baltimore", "Hopkins Student Enterprises", "Pen and Paper Gaming", "Tennis Club"]
+    _write(f"{lake}/b_clubs/club.csv", ["ClubID", "ClubName", "ClubDesc"],
+           [[i, n, f"About {n}"] for i, n in enumerate(clubs, start=1)])
+    _write(f"{lake}/b_clubs/member_of_club.csv", ["StuID", "ClubID", "Position"],
+           [[2001 + rng.randint(0, 19), rng.randint(1, 4), rng.choice(["President", "Member"])] for _ in range(15)])
+    ex = _extractor(lake, tmp_path)
+    a, b, club = (ex.index.paths.index(p) for p in ("a_college/student.csv", "b_clubs/student.csv", "b_clubs/club.csv"))
+
+    # two equally named candidates: alone, the tie goes to the first; with the club table that a
+    # quoted value pinned, to the student table that joins it
+    assert ex._choose([[(a, 1.0), (b, 1.0)]]) == {0: a}
+    assert ex._choose([[(a, 1.0), (b, 1.0)]], pins=[club]) == {0: b}
+    # the pinned table is another need of the question, not a candidate of the named entity ...
+    q = 'What are the ages of the students that belong to "Bootup Baltimore"?'
+    g, _ = ex._extract(q, [(club, -1)])
+    (students,) = [t for t in g.trees if t.entity == "students"]
+    assert "b_clubs/club.csv" not in students.evidence["tables"]
+    # ... unless the value comes right after the entity's words: then it says which table that is
+    g, _ = ex._extract('Show the description of the club "Bootup Baltimore".', [(club, 6)])
+    assert g.trees[0].evidence["tables"][0] == "b_clubs/club.csv"
