@@ -131,9 +131,9 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    (:meth:`OfflineExtractor._shards_first`; it was the shard cluster's lowest id, and search
    anchors a tree on its first table): all 1,701 entity 0.6175 → 0.6191.
    **Second pass.** A table the lake alone picks — the one holding a value the question
-   quotes that no tree holds, or the one table whose header spells an attribute
-   (``_PINNING``) — says which database the question is about, but it is found only after
-   the named entities' tables were chosen. Where the first pass made such a tree, the
+   quotes that no tree holds, or the one table whose header spells an attribute — says which
+   database the question is about, but it is found only after the named entities' tables
+   were chosen. Where the first pass made such a tree, the
    extraction runs again with those tables *pinned*: each counts as another entity's sure
    table in every entity's ranking (the context term) and in the joint choice's spanning
    tree, which the pinned tables join at no choice of their own. A pinned table is no
@@ -207,9 +207,6 @@ _COMPARATIVE = re.compile(r"\b([a-z]+er) than$")
 _GENERIC_COMPARATIVES = {p.split()[0] for p, _ in COMPARE if p.endswith(" than")}
 _SMALLER = {"younger", "smaller", "lower", "fewer", "shorter", "cheaper", "earlier", "lighter", "narrower", "thinner",
             "poorer", "slower", "weaker", "closer", "nearer"}
-# implied trees whose table the lake alone picks (a value it holds, a header only it spells), not
-# the chosen tables' neighbourhood: a second pass chooses the named entities' tables with them fixed
-_PINNING = ("value held by an unnamed table", "attribute only one table holds")
 _NAMING = {"named", "called", "titled"}
 _COUNT_WORDS = {"num", "number", "count", "no", "total", "nb"}
 # a mention this specific or less is a word every schema has ('name', 'id'): see _specificity
@@ -821,7 +818,7 @@ class OfflineExtractor:
             # loan_1 customer, named only by the abbreviation 'cust', next to its loan table)
             for k in ks:
                 near = np.max(np.stack([self._near(t) for j in ks if j != k for t, _ in ranked[j][:2]]
-                                       + [self._near(int(t)) for t in pins]), axis=0)
+                                       + [self._near(t) for t in pins]), axis=0)
                 more = [(t, v) for t, v in ranked[k][width:] if near[t] >= self.joint_near_min]
                 more.sort(key=lambda x: (-(x[1] + float(near[x[0]])), x[0]))
                 cands[k] = cands[k] + more[: self.joint_near]
@@ -861,7 +858,7 @@ class OfflineExtractor:
 
     # ------------------------------------------------------------------ graph
 
-    def _assemble(self, question, words, lower, mentions, values, pins=()) -> tuple[IntentGraph, list[tuple[int, int]]]:
+    def _assemble(self, question, words, lower, mentions, values, pins) -> tuple[IntentGraph, list[tuple[int, int]]]:
         idx, lex, graph = self.index, self.lex, self.index.graph
         self._number_of(mentions, lower)
         self._roles(mentions, lower)
@@ -952,7 +949,10 @@ class OfflineExtractor:
             tree_tables.append(tabs[:3])
             tree_start.append(e.start)
 
-        pin_at: dict[int, int] = {}  # implied tree → the token where the value that pins its table starts
+        # implied trees whose table the lake alone picks (a value it holds, a header only it spells),
+        # not the chosen tables' neighbourhood → the token where the value starts (−1: a header);
+        # a second pass chooses the named entities' tables with them fixed (module docstring, step 3)
+        pin_at: dict[int, int] = {}
 
         def implied_tree(t: int, words_: str, why: str) -> int:
             trees.append(IntentTree(f"t{len(trees) + 1}", self._table_name(t, [x.entity for x in trees]), [], {
@@ -1113,6 +1113,7 @@ class OfflineExtractor:
                     t = self._sole_holder(m)
                     if t is not None and int(graph.shard_of[t]) not in taken():
                         k2 = implied_tree(t, m.text, "attribute only one table holds")
+                        pin_at[k2] = -1
                 k = k2
             if k is None:
                 continue
@@ -1178,8 +1179,7 @@ class OfflineExtractor:
         for k, t in enumerate(trees):
             if not t.attributes:
                 add_attr(k, "id", [], "", extra={"implied": True, "role": "key"})
-        pins_found = sorted({(tree_table[k], pin_at.get(k, -1)) for k, t in enumerate(trees) if t.evidence.get("implied") in _PINNING})
-        return IntentGraph(trees, joins), pins_found
+        return IntentGraph(trees, joins), sorted({(tree_table[k], at) for k, at in pin_at.items()})
 
     def _sole_holder(self, span: _Span) -> int | None:
         """The one table (shards counted as one) whose header spells an attribute's words
