@@ -277,7 +277,7 @@ class OfflineExtractor:
                  distinct: float = 0.2, question_prior: float = 0.4, min_bridge: float = 0.84,
                  joint_near: int = 3, joint_near_min: float = 0.15, neighbour_col: float = 0.8,
                  neighbour_near: float = 0.1, header_of_other: float = 0.9, stray_match: float = 0.9,
-                 sole_match: float = 0.99):
+                 sole_match: float = 0.99, runners_up: int = 2, neighbour_prior: float = 0.8):
         self.index = index
         self.lex = lexicon or Lexicon(index)
         self.top_k = top_k  # candidate columns kept per mention (× 4)
@@ -296,6 +296,7 @@ class OfflineExtractor:
         self.stray_match = stray_match  # an attribute outside every tree's tables needs a header this close (see _drop_strays)
         self.sole_match = sole_match  # a header this close, in one table only, brings that table in (see _sole_holder)
         self.max_joint = max_joint  # most table sets tried (the width shrinks with many entities)
+        self.runners_up = runners_up  # a tree's tables after the chosen one taken from the joint choice's max-marginals
         self.max_cost = max_cost  # path cost of two tables the lake does not connect within 2 links
         self.near_context = near_context  # μ of the neighbourhood context in an entity's table ranking
         self.max_context = max_context  # cap of that context bonus (a table's own name counts most)
@@ -303,6 +304,7 @@ class OfflineExtractor:
         self.near_cols = near_cols  # weight of closeness to the chosen tables when ranking an attribute's columns
         self.near_cache = near_cache  # closeness rows kept (LRU): one float32 per lake table each
         self.question_prior = question_prior  # ρ: weight of the whole question's cosine with a table's text
+        self.neighbour_prior = neighbour_prior  # ν: ... and with its join neighbours' texts (closeness-weighted mean)
         self.distinct = distinct  # cost of resolving two entity mentions to one table (a question names two things)
         self.held_floor = held_floor  # own score of a table that holds a precise attribute/value but is not named
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
@@ -750,13 +752,33 @@ class OfflineExtractor:
         q = np.ascontiguousarray(self.index.embedder.encode([question.lower()]), np.float32)
         return _rescale(q @ self.index.emb_table.T)[0]
 
+    def _neighbourhood_cos(self, ts: np.ndarray, qcos: np.ndarray) -> np.ndarray:
+        """(|ts|,) how much each table's join neighbourhood, outside its own shard cluster,
+        reads like the question:
+
+            Σ_u closeness(t, u) · q(u) / (1 + Σ_u closeness(t, u)),   u ∉ cluster(t)
+
+        a closeness-weighted mean of the rescaled cosines ``qcos`` shrunk towards 0 by one
+        table's worth of prior weight. Without the table's own cosine (that is the question
+        term's) and without the shrinkage, a table with one neighbour took that neighbour's
+        whole cosine: in a two-table lake 'roller coaster' went to the country table the
+        question also names, and a table joined to nothing ranked by its own cosine twice.
+        """
+        shard = np.asarray(self.index.graph.shard_of)
+        near = np.stack([self._near(int(t)) for t in ts])  # (|ts|, T)
+        near[shard[None, :] == shard[ts][:, None]] = 0.0
+        return (near @ qcos) / (1.0 + near.sum(axis=1))
+
     def _rank_tables(self, e: _Span, cand: dict[int, float], context: list[_Span],
                      others: list[dict[int, float]] = (), qcos: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Candidate tables ``cand`` of an entity mention, best first: its own score (:meth:`_base_tables`)
         plus μ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
         question's other mentions s — attributes and values (b_s: their best column per table,
         w_s: specificity) and the other entities (b_s: their own table scores, w_s = 1) —
-        plus ρ · cos(question, text of t), rescaled (``question_prior``, :meth:`_question_tables`).
+        plus ρ · cos(question, text of t), rescaled (``question_prior``, :meth:`_question_tables`),
+        plus ν · the same cosine averaged over t's join neighbourhood, weighted by closeness
+        (``neighbour_prior``, :meth:`_neighbourhood_cos`): the question reads like the
+        database around the meant table, not only like the table.
 
         A question is about one part of the lake: of several same-named tables, the one whose
         join neighbourhood also holds what the rest of the question names, and whose own
@@ -779,13 +801,18 @@ class OfflineExtractor:
         for u, v, w in arrays:
             near = np.stack([self._near(int(x))[ts] for x in u])  # (|u|, |candidates|)
             bonus += w * (v[:, None] * near).max(axis=0)
-        bonus_q = self.question_prior * qcos[ts] if qcos is not None else np.zeros(len(ts))
+        bonus_q = np.zeros(len(ts))
+        if qcos is not None:
+            bonus_q += self.question_prior * qcos[ts]
+            if self.neighbour_prior > 0:
+                bonus_q += self.neighbour_prior * self._neighbourhood_cos(ts, qcos)
         e.parts = {int(t): (cand[int(t)], min(self.max_context, self.near_context * float(b)), float(bq))
                    for t, b, bq in zip(ts, bonus, bonus_q)}
         scored = {t: sum(p) for t, p in e.parts.items()}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
-    def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = (), pins=()) -> dict[int, int]:
+    def _choose(self, ranked: list[list[tuple[int, float]]], context: list[_Span] = (),
+                pins=()) -> tuple[dict[int, int], dict[int, list[int]]]:
         """One table per entity, chosen jointly: the set maximising
 
             Σ_k score_k(t_k) − λ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k) − δ · (n − #clusters)
@@ -804,11 +831,17 @@ class OfflineExtractor:
         the many same-named tables ('student', 'customers') of a lake. ``pins`` (the second
         pass, module docstring step 3) are tables already fixed: they join the spanning tree
         and count as context closeness for every entity.
+
+        Returns the chosen table per entity and, per entity, its other candidates by their
+        *max-marginal*: the value of the best set that holds them, max over t_{−k} of the
+        objective at t_k = t. A tree's runner-up is then the table of the next coherent reading
+        of the whole question (another database's customers *and* products), not the next
+        same-named table on the mention's own score.
         """
         graph, idx = self.index.graph, self.index
         ks = [k for k in range(len(ranked)) if ranked[k]]
         if not ks or len(ks) + len(pins) <= 1:
-            return {k: ranked[k][0][0] for k in ks}
+            return {k: ranked[k][0][0] for k in ks}, {}
         width = self.joint_width
         while width > 2 and (width + self.joint_near) ** len(ks) > self.max_joint:
             width -= 1
@@ -846,15 +879,21 @@ class OfflineExtractor:
             return total
 
         best, best_key = None, None
+        marginal: dict[int, dict[int, tuple]] = {k: {} for k in ks}
         for combo in itertools.product(*(cands[k] for k in ks)):
             sel = [t for t, _ in combo]
             val = sum(s for _, s in combo) - self.coherence * mst(sel + list(pins))
             val -= self.distinct * (len(sel) - len({int(graph.shard_of[t]) for t in sel}))
             val += self.joint_context * sum(w * max(b.get(t, 0.0) for t in sel) for b, w in ctx)
             key = (-round(val, 9), tuple(sel))
+            for k, t in zip(ks, sel):
+                if key < marginal[k].get(t, (np.inf,)):
+                    marginal[k][t] = key
             if best_key is None or key < best_key:
                 best, best_key = sel, key
-        return dict(zip(ks, best))
+        chosen = dict(zip(ks, best))
+        runners_up = {k: sorted((t for t in marginal[k] if t != chosen[k]), key=marginal[k].__getitem__) for k in ks}
+        return chosen, runners_up
 
     # ------------------------------------------------------------------ graph
 
@@ -891,14 +930,15 @@ class OfflineExtractor:
         ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k] + pinned, qcos)
                   for k, e in enumerate(ent_spans)]
 
-        chosen = self._choose(ranked, context, [t for t, _ in pins])
+        chosen, runners_up = self._choose(ranked, context, [t for t, _ in pins])
         # 'representatives in descending order of votes': 'votes' names tables of its own, but
         # the election table chosen for another entity has a Votes header — the word is that
         # table's attribute, not a third table (figures in the module docstring, step 3)
         demoted = set()
         for k, tk in chosen.items():
             lexical = self._lexical(ent_spans[k])
-            if any(j != k and j not in demoted and graph.shard_of[tj] != graph.shard_of[tk]
+            by_header = ent_spans[k].why.get(tk, ("",))[0] == "header"
+            if any(j != k and j not in demoted and (by_header or graph.shard_of[tj] != graph.shard_of[tk])
                    and self._header_match(lexical, graph.shards(tj)) >= self.header_of_other
                    for j, tj in chosen.items()):
                 demoted.add(k)
@@ -908,8 +948,9 @@ class OfflineExtractor:
         attr_spans.sort(key=lambda m: m.start)
 
         def table_list(k: int) -> list[int]:
-            # an entity's tables as its tree's evidence ranks them: the chosen one, then the rest
-            head = [chosen[k]] if k in chosen else []
+            # an entity's tables as its tree's evidence ranks them: the chosen one, the next
+            # ``runners_up`` of the joint choice (by max-marginal), then the rest by its own ranking
+            head = ([chosen[k]] if k in chosen else []) + runners_up.get(k, [])[: self.runners_up]
             return head + [t for t, _ in ranked[k] if t not in head]
 
         # each entity's first three table candidates, and their shards: their headers are read

@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine."""
 from __future__ import annotations
 
 import pytest
@@ -92,7 +92,32 @@ def test_joint_choice_prefers_a_connected_set(extractor):
     # entity 0 is torn between an unrelated table and the club; entity 1 is the player
     for first in (weather, club):
         ranked = [sorted([(weather, 1.0), (club, 1.0)], key=lambda x: x[0] != first), [(player, 1.0)]]
-        assert extractor._choose(ranked) == {0: club, 1: player}
+        assert extractor._choose(ranked)[0] == {0: club, 1: player}
+
+
+def test_a_runner_up_is_the_table_of_the_next_coherent_set(extractor):
+    idx = extractor.index
+    player, club, weather, points = (idx.paths.index(p) for p in (
+        "sports/player.csv", "sports/club.csv", "misc/weather.csv", "sports/points_2019.csv"))
+    # on its own score the weather table is entity 0's second table; with the player beside
+    # it, the points table (joined to player) reads the question better
+    ranked = [[(club, 1.0), (weather, 0.99), (points, 0.9)], [(player, 1.0)]]
+    chosen, runners_up = extractor._choose(ranked)
+    assert chosen == {0: club, 1: player}
+    assert runners_up[0][:2] == [points, weather]
+
+
+def test_neighbourhood_cosine_reads_the_tables_around_a_table(extractor):
+    import numpy as np
+
+    idx = extractor.index
+    player, club, weather = (idx.paths.index(p) for p in ("sports/player.csv", "sports/club.csv", "misc/weather.csv"))
+    like_club = np.zeros(idx.n_tables)
+    like_club[club] = 1.0
+    near_club, near_player, near_weather = extractor._neighbourhood_cos(np.asarray([club, player, weather]), like_club)
+    assert near_player > 2 * near_weather  # player joins club by its key; weather shares no key with it
+    assert near_club == 0.0  # a table's own cosine is the question term's, not its neighbourhood's
+    assert near_player < 0.5  # one neighbour is not a whole database: shrunk towards 0
 
 
 def test_ids_is_the_plural_of_id(extractor):
