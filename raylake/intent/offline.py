@@ -145,6 +145,18 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    (entity 0.6231, but by 100 fewer trees and 16 fewer matches: an entity took the pinned
    table and the question's other table was lost), the same with ``distinct`` charged for
    it (0.6230, 9 fewer matches), the pinned table never a candidate (0.6208, attribute 0.5287).
+   **Runners-up and the neighbourhood.** A tree's second and third tables are the
+   runners-up of the joint choice by max-marginal (:meth:`OfflineExtractor._choose`): the
+   next coherent reading of the whole question, in another database, rather than the next
+   same-named table on the mention's own score — all 1,701 entity 0.6209 → 0.6225, attribute
+   0.5294 → 0.5317, join 0.3893 → 0.3990 (runners-up outside the chosen shard cluster only:
+   entity 0.6210). A table's ranking also reads the question against the tables around it
+   (``neighbour_prior``, :meth:`OfflineExtractor._neighbourhood_cos`): entity 0.6225 →
+   0.6273, attribute 0.5324 → 0.5353, join 0.3990 → 0.4045 (ν 1.6: 0.6274; the variants in
+   that method's docstring and the README). An entity whose chosen table is another entity's,
+   through a header of it ('singers of each country': the singer's ``Country``), is that
+   table's attribute, not a tree merged into the other one and its attribute lost: attribute
+   0.5317 → 0.5324.
 
    Measured on 400 Spider tuning questions (``python -m bench.intent_bench --limit 400``),
    entity F1 0.444 → 0.540 and attribute F1 0.340 → 0.418 with these pieces; ``held_floor``,
@@ -261,7 +273,7 @@ class _Span:
     best: dict | None = None  # table -> best column score, see OfflineExtractor._table_best
     lexical: dict | None = None  # column -> lexical header match of the words, see OfflineExtractor._lexical
     why: dict = field(default_factory=dict)  # table -> (source, detail) of its own score (entities), see _why
-    parts: dict = field(default_factory=dict)  # table -> (own, context, question) score terms (entities)
+    parts: dict = field(default_factory=dict)  # table -> (own, context, question, neighbourhood) score terms (entities)
     verbal: bool = False  # one word read as a verb or adverb: no abbreviation names a table by it
     qualifies: bool = False  # a lower-case value before the word naming the tables that hold it ('photo products')
 
@@ -662,8 +674,9 @@ class OfflineExtractor:
     # ------------------------------------------------------------------ entities → tables
 
     def _why(self, e: _Span, t: int, joint: bool) -> dict:
-        """The terms of the first table's score, for the evidence: own (and from what), context, question."""
-        own, ctx, q = e.parts.get(t, (0.0, 0.0, 0.0))
+        """The terms of the first table's score, for the evidence: own (and from what), context,
+        question, neighbourhood."""
+        own, ctx, q, near = e.parts.get(t, (0.0, 0.0, 0.0, 0.0))
         src = e.why.get(t, ("",))
         if src[0] == "held":
             source = "holds a precise attribute or value of the question"
@@ -675,7 +688,8 @@ class OfflineExtractor:
             source = f"header {self.index.columns['name'][src[1]]!r}"
         else:
             source = "table text" if src[0] == "text" else ""
-        out = {"own": round(own, 3), "from": source, "context": round(ctx, 3), "question": round(q, 3)}
+        out = {"own": round(own, 3), "from": source, "context": round(ctx, 3), "question": round(q, 3),
+               "neighbourhood": round(near, 3)}
         if joint:
             out["chosen"] = "jointly with the other entities"
         return out
@@ -801,13 +815,13 @@ class OfflineExtractor:
         for u, v, w in arrays:
             near = np.stack([self._near(int(x))[ts] for x in u])  # (|u|, |candidates|)
             bonus += w * (v[:, None] * near).max(axis=0)
-        bonus_q = np.zeros(len(ts))
+        bonus_q, bonus_n = np.zeros(len(ts)), np.zeros(len(ts))
         if qcos is not None:
-            bonus_q += self.question_prior * qcos[ts]
+            bonus_q = self.question_prior * qcos[ts]
             if self.neighbour_prior > 0:
-                bonus_q += self.neighbour_prior * self._neighbourhood_cos(ts, qcos)
-        e.parts = {int(t): (cand[int(t)], min(self.max_context, self.near_context * float(b)), float(bq))
-                   for t, b, bq in zip(ts, bonus, bonus_q)}
+                bonus_n = self.neighbour_prior * self._neighbourhood_cos(ts, qcos)
+        e.parts = {int(t): (cand[int(t)], min(self.max_context, self.near_context * float(b)), float(bq), float(bn))
+                   for t, b, bq, bn in zip(ts, bonus, bonus_q, bonus_n)}
         scored = {t: sum(p) for t, p in e.parts.items()}
         return sorted(scored.items(), key=lambda x: (-x[1], x[0]))
 
