@@ -952,7 +952,7 @@ class OfflineExtractor:
         ranked = [self._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ent_spans)) if j != k] + pinned, qcos)
                   for k, e in enumerate(ent_spans)]
 
-        chosen, runners_up = self._choose(ranked, context, [t for t, _ in pins])
+        chosen, alternatives = self._choose(ranked, context, [t for t, _ in pins])
         # 'representatives in descending order of votes': 'votes' names tables of its own, but
         # the election table chosen for another entity has a Votes header — the word is that
         # table's attribute, not a third table (figures in the module docstring, step 3)
@@ -972,7 +972,7 @@ class OfflineExtractor:
         def table_list(k: int) -> list[int]:
             # an entity's tables as its tree's evidence ranks them: the chosen one, the next
             # ``runners_up`` of the joint choice (by max-marginal), then the rest by its own ranking
-            head = ([chosen[k]] if k in chosen else []) + runners_up.get(k, [])[: self.runners_up]
+            head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: self.runners_up]
             return head + [t for t, _ in ranked[k] if t not in head]
 
         # each entity's first three table candidates, and their shards: their headers are read

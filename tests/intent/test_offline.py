@@ -117,7 +117,9 @@ def test_neighbourhood_cosine_reads_the_tables_around_a_table(extractor):
     near_club, near_player, near_weather = extractor._neighbourhood_cos(np.asarray([club, player, weather]), like_club)
     assert near_player > 2 * near_weather  # player joins club by its key; weather shares no key with it
     assert near_club == 0.0  # a table's own cosine is the question term's, not its neighbourhood's
-    assert near_player < 0.5  # one neighbour is not a whole database: shrunk towards 0
+    # where every table reads like the question, the mean would be 1: shrunk by one table's weight
+    (everywhere,) = extractor._neighbourhood_cos(np.asarray([player]), np.ones(idx.n_tables))
+    assert 0.0 < everywhere < 1.0
 
 
 def test_ids_is_the_plural_of_id(extractor):
