@@ -74,6 +74,8 @@ def render(graph, source: str) -> str:
                          + (f"; chosen {reason['chosen']}" if reason.get("chosen") else ""))
         for a in t.attributes:
             line = f"   ├─ {a.attribute_id} attribute {a.name!r}"
+            if a.evidence.get("also"):
+                line += f" (also {', '.join(map(repr, a.evidence['also']))})"
             if a.evidence.get("role") == "key":
                 line += "  [join key]"
             if a.evidence.get("aggregate"):

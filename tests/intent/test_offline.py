@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year."""
 from __future__ import annotations
 
 import pytest
@@ -170,3 +170,24 @@ def test_a_verb_or_a_plural_some_cell_holds_is_no_value(extractor):
     assert values("Show the tools of each store.") == []
     # beside a header word of the column holding it, a plural is that value
     assert values("How many products are in the category tools?") == ["tools"]
+
+
+def test_a_column_named_twice_is_one_attribute_unless_aggregated_two_ways(extractor):
+    g = extractor.extract("List the names of patients older than 60, ordered by their age.")
+    patients = _tree_for(g, "misc/patients.csv")[0]
+    (age,) = [a for a in patients.attributes if a.evidence["columns"][0][:2] == ["misc/patients.csv", "age"]]
+    assert age.values == ["60"] and age.evidence["compare"] == {"60": ">"} and age.evidence["also"] == ["age"]
+    g = extractor.extract("What is the average age of the patients with the highest age in each hospital?")
+    patients = _tree_for(g, "misc/patients.csv")[0]
+    ages = [a for a in patients.attributes if a.evidence["columns"][0][:2] == ["misc/patients.csv", "age"]]
+    assert sorted(a.evidence["aggregate"] for a in ages) == ["avg", "max"]
+
+
+@pytest.mark.parametrize("question, table, column, year, op", [
+    ("List the titles of movies directed before 2000.", "misc/movies.csv", "year", "2000", "<"),
+    ("Which clubs were started after 1990?", "sports/club.csv", "Start_year", "1990", ">"),
+])
+def test_a_bare_year_constrains_a_year_column_of_the_question_tables(extractor, question, table, column, year, op):
+    tree = _tree_for(extractor.extract(question), table)[0]
+    (attr,) = [a for a in tree.attributes if year in a.values]
+    assert attr.evidence["columns"][0][:2] == [table, column] and attr.evidence["compare"] == {year: op}
