@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year; what an attribute is of."""
 from __future__ import annotations
 
 import pytest
@@ -191,3 +191,11 @@ def test_a_bare_year_constrains_a_year_column_of_the_question_tables(extractor, 
     tree = _tree_for(extractor.extract(question), table)[0]
     (attr,) = [a for a in tree.attributes if year in a.values]
     assert attr.evidence["columns"][0][:2] == [table, column] and attr.evidence["compare"] == {year: op}
+
+
+def test_what_an_attribute_is_of_is_an_entity_though_no_header_names_it(extractor):
+    # no header says 'lecturer': the word after 'positions of' is still the thing asked about,
+    # found by its table's text, not the player table whose Position is the lake's other one
+    g = extractor.extract("What are the positions of lecturers?")
+    assert [t.evidence["words"] for t in g.trees] == [["lecturers"]]
+    assert g.trees[0].evidence["tables"][0] == "universities/lecturers.csv"
