@@ -125,12 +125,17 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    table's ``name`` (cosine 0.2) among its first 8 and took 'Harlequins'.
    A word every schema has ('name', 'id') means the chosen table's own column — or, where
    that table has none, the column of the table its strongest key link (≥ ``min_bridge``)
-   reaches that has one, as a tree of its own ("the names of entrepreneurs": the people
-   table the entrepreneur table's People_ID joins): 400 q entity 0.606 → 0.603, attribute
-   0.460 → 0.474, join 0.361 → 0.364 (0.605 / 0.461 / 0.362 when only a table that alone
-   among the linked ones has the header counts); all 1,701 questions: entity 0.588 → 0.587,
-   attribute 0.457 → 0.473, join 0.346 → 0.353. Last, an attribute whose column no tree's
-   tables hold and whose header only resembles its words (< ``stray_match``) is dropped,
+   reaches that has one ("the names of entrepreneurs": the people table the entrepreneur
+   table's People_ID joins): 400 q entity 0.606 → 0.603, attribute 0.460 → 0.474, join
+   0.361 → 0.364 (0.605 / 0.461 / 0.362 when only a table that alone among the linked ones
+   has the header counts); all 1,701 questions: entity 0.588 → 0.587, attribute 0.457 →
+   0.473, join 0.346 → 0.353. Of 299 such trees on all 1,701 questions only 82 are a
+   reference entity (where the named entity's chosen table lacks the word, that table is
+   often the wrong one), and without them the graphs score better (entity 0.6269 → 0.6315,
+   attribute 0.5511 → 0.5515 with the joined table's column heading the attribute's list) —
+   but search needs the tree: end to end, raylake alone at L = 10 on all 1,701, Sufficiency
+   fell 0.424 → 0.404 (F1 0.503 → 0.505). Kept as a tree. Last, an attribute whose column
+   no tree's tables hold and whose header only resembles its words (< ``stray_match``) is dropped,
    unless it carries a value or a join (:meth:`OfflineExtractor._drop_strays`): 400 q
    attribute 0.524 → 0.533, all 1,701: 0.514 → 0.522 (0.5218 / 0.5222 at 0.85 / 0.95);
    entity, value and join unchanged. An attribute no tree holds whose words only one table
@@ -1449,7 +1454,9 @@ def _merge_repeats(trees: list[IntentTree]) -> None:
     earlier attribute's ('the average gpa … the highest average gpa', 'grape … grapes') adds
     its words, values and comparisons to it rather than a second node for the same need —
     unless the two aggregate differently ('the minimum and the maximum price' asks two
-    things of one column)."""
+    things of one column). The attribute is named by the mention whose words match the
+    column best ('older than 60 … their age' is 'age'), with that mention's columns: search
+    scores an attribute by its name."""
     for t in trees:
         first: dict[tuple, Attribute] = {}
         kept = []
@@ -1463,6 +1470,11 @@ def _merge_repeats(trees: list[IntentTree]) -> None:
                     first[key] = a
                 kept.append(a)
                 continue
+            if cols[0][2] > into.evidence["columns"][0][2]:
+                # named by the words that match the column best ('age', not 'older'): search reads the name
+                into.name, a.name = a.name, into.name
+                into.evidence["words"], a.evidence["words"] = a.evidence.get("words"), into.evidence.get("words")
+                into.evidence["columns"] = cols
             into.evidence.setdefault("also", []).append(a.evidence.get("words", a.name))
             into.values.extend(v for v in a.values if v not in into.values)
             if a.evidence.get("compare"):

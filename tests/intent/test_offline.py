@@ -176,7 +176,9 @@ def test_a_column_named_twice_is_one_attribute_unless_aggregated_two_ways(extrac
     g = extractor.extract("List the names of patients older than 60, ordered by their age.")
     patients = _tree_for(g, "misc/patients.csv")[0]
     (age,) = [a for a in patients.attributes if a.evidence["columns"][0][:2] == ["misc/patients.csv", "age"]]
-    assert age.values == ["60"] and age.evidence["compare"] == {"60": ">"} and age.evidence["also"] == ["age"]
+    assert age.values == ["60"] and age.evidence["compare"] == {"60": ">"}
+    # named by the words that spell the column, the other kept as evidence
+    assert age.name == "age" and age.evidence["also"] == ["older"]
     g = extractor.extract("What is the average age of the patients with the highest age in each hospital?")
     patients = _tree_for(g, "misc/patients.csv")[0]
     ages = [a for a in patients.attributes if a.evidence["columns"][0][:2] == ["misc/patients.csv", "age"]]
