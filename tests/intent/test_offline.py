@@ -201,3 +201,10 @@ def test_what_an_attribute_is_of_is_an_entity_though_no_header_names_it(extracto
     g = extractor.extract("What are the positions of lecturers?")
     assert [t.evidence["words"] for t in g.trees] == [["lecturers"]]
     assert g.trees[0].evidence["tables"][0] == "universities/lecturers.csv"
+
+
+def test_a_word_right_before_the_thing_an_attribute_is_of_modifies_it(extractor):
+    # 'oldest' follows 'names of the' but only describes the patients: no tree of its own
+    g = extractor.extract("What are the names of the oldest patients?")
+    assert [t.evidence["words"] for t in g.trees] == [["patients"]]
+    assert g.trees[0].evidence["tables"][0] == "misc/patients.csv"
