@@ -55,8 +55,9 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    down by a scratch comparison; 400 q attribute 0.558 → 0.564, entity 0.641 → 0.634) —
    unless another mention follows right after it, which it then only modifies ('the date of
    the tallest perpetrator' had made 'tallest' a tree: all 1,701 entity 0.6269 → 0.6266,
-   attribute 0.5511 → 0.5501, join 0.4019 → 0.4022, and end to end, raylake alone at L = 10,
-   F1 0.503 → 0.504, Sufficiency 0.424 → 0.427);
+   attribute 0.5511 → 0.5501, join 0.4019 → 0.4022, and end to end, raylake alone at L = 10
+   — ``python -m bench.retrieval ... --budgets 10 --methods raylake`` — F1 0.503 → 0.504,
+   Sufficiency 0.424 → 0.427);
    the others are attributes, attached to the entity whose candidate tables hold their
    best column — unless no chosen table has a header for the word (≥ ``min_attr_score``)
    and a table joined closely to them does (match ≥ ``neighbour_col``, match × closeness ≥
@@ -134,11 +135,11 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.361 → 0.364 (0.605 / 0.461 / 0.362 when only a table that alone among the linked ones
    has the header counts); all 1,701 questions: entity 0.588 → 0.587, attribute 0.457 →
    0.473, join 0.346 → 0.353. Of 299 such trees on all 1,701 questions only 82 are a
-   reference entity (where the named entity's chosen table lacks the word, that table is
+   reference entity (a scratch tally against the reference graphs, not in ``bench/``; where the named entity's chosen table lacks the word, that table is
    often the wrong one), and without them the graphs score better (entity 0.6269 → 0.6315,
    attribute 0.5511 → 0.5515 with the joined table's column heading the attribute's list) —
-   but search needs the tree: end to end, raylake alone at L = 10 on all 1,701, Sufficiency
-   fell 0.424 → 0.404 (F1 0.503 → 0.505). Kept as a tree. Last, an attribute whose column
+   but search needs the tree: end to end (``python -m bench.retrieval ... --budgets 10
+   --methods raylake``, all 1,701), Sufficiency fell 0.424 → 0.404 (F1 0.503 → 0.505). Kept as a tree. Last, an attribute whose column
    no tree's tables hold and whose header only resembles its words (< ``stray_match``) is dropped,
    unless it carries a value or a join (:meth:`OfflineExtractor._drop_strays`): 400 q
    attribute 0.524 → 0.533, all 1,701: 0.514 → 0.522 (0.5218 / 0.5222 at 0.85 / 0.95);
@@ -1241,8 +1242,7 @@ class OfflineExtractor:
                             if "year" in lex.col_tokens[int(c)]]
                     if cols:
                         c = int(min(cols, key=lambda c: (lex.col_tokens[int(c)] != ("year",), int(c))))
-                        have = next((a for a in trees[k].attributes if a.evidence.get("columns")
-                                     and idx.col_index.get(tuple(a.evidence["columns"][0][:2])) == c), None)
+                        have = _attribute_on(trees[k], idx.columns["path"][c], idx.columns["name"][c])
                         return have or add_attr(k, idx.columns["words"][c], [(c, 1.0)], v.text, extra={"from_value": True})
             return None
 
@@ -1382,7 +1382,7 @@ class OfflineExtractor:
             if (k, column) not in key_attr:
                 c = idx.col_index.get((idx.paths[t], column))
                 words_ = idx.columns["words"][c] if c is not None else column
-                existing = next((a for a in trees[k].attributes if a.evidence.get("columns") and a.evidence["columns"][0][:2] == [idx.paths[t], column]), None)
+                existing = _attribute_on(trees[k], idx.paths[t], column)
                 key_attr[(k, column)] = existing or add_attr(k, words_, [(c, 1.0)] if c is not None else [], "", extra={"implied": True, "role": "key"})
             return key_attr[(k, column)]
 
@@ -1455,6 +1455,11 @@ def bridge_ok(graph, path: list[int], min_score: float) -> bool:
     return True
 
 
+def _attribute_on(tree: IntentTree, path: str, column: str) -> Attribute | None:
+    """The tree's attribute whose first column is ``path``'s ``column``, if it has one."""
+    return next((a for a in tree.attributes if a.evidence.get("columns") and a.evidence["columns"][0][:2] == [path, column]), None)
+
+
 def _merge_repeats(trees: list[IntentTree]) -> None:
     """One attribute per column a tree reads: a second mention whose first column is an
     earlier attribute's ('the average gpa … the highest average gpa', 'grape … grapes') adds
@@ -1472,16 +1477,16 @@ def _merge_repeats(trees: list[IntentTree]) -> None:
             into = first.get(key) if key else None
             agg, into_agg = a.evidence.get("aggregate"), into.evidence.get("aggregate") if into else None
             if into is None or (agg and into_agg and agg != into_agg):
-                if key and key not in first:
+                if into is None and key:
                     first[key] = a
                 kept.append(a)
                 continue
+            words = a.evidence.get("words", a.name)
             if cols[0][2] > into.evidence["columns"][0][2]:
                 # named by the words that match the column best ('age', not 'older'): search reads the name
-                into.name, a.name = a.name, into.name
-                into.evidence["words"], a.evidence["words"] = a.evidence.get("words"), into.evidence.get("words")
-                into.evidence["columns"] = cols
-            into.evidence.setdefault("also", []).append(a.evidence.get("words", a.name))
+                words, into.evidence["words"] = into.evidence.get("words", into.name), words
+                into.name, into.evidence["columns"] = a.name, cols
+            into.evidence.setdefault("also", []).append(words)
             into.values.extend(v for v in a.values if v not in into.values)
             if a.evidence.get("compare"):
                 into.evidence.setdefault("compare", {}).update(a.evidence["compare"])

@@ -23,6 +23,9 @@ def test_tree_output(example_index, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert out.startswith("intent graph (offline)")
     assert "entity 'patients'" in out and "value '60'  (>)" in out and "misc/patients.csv:age" in out
+    # a column the question names twice: one attribute, the other words shown beside its name
+    assert main(["intent", "List the names of patients older than 60, ordered by their age.", "--index-dir", example_index]) == 0
+    assert "attribute 'age' (also 'older')" in capsys.readouterr().out
 
 
 def test_empty_question_is_a_one_line_error(example_index, capsys):

@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year; what an attribute is of."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year; what an attribute is of, and the word that only modifies it."""
 from __future__ import annotations
 
 import pytest
