@@ -8,9 +8,15 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    columns, as ranked for its tree, hold the value ("the club with name 'AIB'": the club
    table's own name, not among the lake's first 'name' columns; attribute F1 0.474 → 0.475
    at 400 questions, 0.473 → 0.474 at all 1,701, a second 'name' attribute no longer
-   made for the value). Only a value the question quotes or capitalises brings in a table
-   that no entity names; a bare number ('more than
-   100') or lower-case word ('gas stations') that some cell happens to hold constrains the
+   made for the value) — a column of the tree's own table or a shard of it: a value held
+   only by another table's column ('the names of employees who work in the store Store
+   Paris': the stores' name, 'students advised by Michael Goodrich': the faculty's) goes on
+   to the tree holding it, or brings that table in (all 1,701: entity F1 0.6266 → 0.6288,
+   attribute 0.5501 → 0.5524, join 0.4022 → 0.4054; end to end, raylake alone at L = 10, F1
+   0.5043 → 0.5044, Sufficiency 0.4268 → 0.4274, 32 questions' tables changed; any column of
+   the tree's three candidate tables instead: entity 0.6288, attribute 0.5510). Only a
+   value the question quotes or capitalises brings in a table that no entity names; a bare
+   number ('more than 100') or lower-case word ('gas stations') that some cell happens to hold constrains the
    nearest attribute the question names, else attaches to a named entity (Spider, ``python
    -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555; trees implied by a value
    37 → 11, 8 right either way, by a scratch tally of the extracted trees against the
@@ -1183,6 +1189,7 @@ class OfflineExtractor:
             return None
 
         attr_of: dict[int, Attribute] = {}
+        attr_tree: dict[int, int] = {}
         attr_cols: dict[int, list[tuple[int, float]]] = {}  # each attribute's columns, ranked for its tree
         for m in attr_spans:
             if _verb_like(m, lower) and self._spelled(m) < 0.95:
@@ -1222,6 +1229,7 @@ class OfflineExtractor:
                 extra["aggregate"] = agg
             attr_cols[id(m)] = ranked_cols(k, m)
             attr_of[id(m)] = add_attr(k, m.text, attr_cols[id(m)], m.text, extra=extra)
+            attr_tree[id(m)] = k
 
         def nearest_attr(v: _Span) -> Attribute | None:
             near = [m for m in attr_spans if id(m) in attr_of]
@@ -1253,8 +1261,11 @@ class OfflineExtractor:
                 held = {c for c, _ in v.columns}
                 for m in attr_spans:
                     # the attribute's columns as ranked for its tree: 'club with name AIB' — the
-                    # club table's own name holds AIB, though not among the lake's first 'name's
-                    if id(m) in attr_of and any(c in held for c, sc in attr_cols[id(m)][:8] if sc >= self.min_attr_score):
+                    # club table's own name holds AIB, though not among the lake's first 'name's.
+                    # Only a column of the tree's table (or a shard of it) will do: in 'the first
+                    # and last name of the students advised by … Goodrich' the name that holds
+                    # Goodrich is the faculty table's, a table of its own, not the students'
+                    if id(m) in attr_of and any(c in held and in_tree(attr_tree[id(m)], c, True) for c, sc in attr_cols[id(m)][:8] if sc >= self.min_attr_score):
                         target = attr_of[id(m)]
                         break
                 target = target or year_attr(v)

@@ -1,4 +1,4 @@
-"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year; what an attribute is of, and the word that only modifies it."""
+"""OfflineExtractor on example-lake questions: entities, values (quoted, not possessive), joins and bridges, with evidence; 'ids' as the plural of id; an attribute no tree holds dropped unless its header is close; counted number words; verbs and plurals no values; the joint choice's runners-up; the neighbourhood cosine; a column named twice; a bare year; what an attribute is of, and the word that only modifies it; a value goes to the attribute of the tree whose table holds it."""
 from __future__ import annotations
 
 import pytest
@@ -208,3 +208,13 @@ def test_a_word_right_before_the_thing_an_attribute_is_of_modifies_it(extractor)
     g = extractor.extract("What are the names of the oldest patients?")
     assert [t.evidence["words"] for t in g.trees] == [["patients"]]
     assert g.trees[0].evidence["tables"][0] == "misc/patients.csv"
+
+
+def test_a_value_another_table_holds_is_not_the_attribute_of_this_tree(extractor):
+    # the store table's name holds 'Store Paris', not the employees' name that the words
+    # 'names of employees' ask for: the value goes to the store tree's own column
+    g = extractor.extract("Show the names of employees who work in the store Store Paris.")
+    employees, stores = _tree_for(g, "misc/employees.csv")[0], _tree_for(g, "misc/stores.csv")[0]
+    assert [v for a in employees.attributes for v in a.values] == []
+    (held,) = [a for a in stores.attributes if a.values]
+    assert held.values == ["Store Paris"] and held.evidence["columns"][0][:2] == ["misc/stores.csv", "store_name"]
