@@ -5,7 +5,7 @@ when an endpoint is configured (``LLMClient().available``), falling back to the 
 with a warning; otherwise the offline extractor answers. People get a tree (entities,
 attributes with their values and best columns, joins with their lake keys); ``--json``
 prints the Appendix A JSON with ``evidence`` on every tree, attribute and join (an LLM
-graph's trees say ``"source": "llm"``).
+graph's trees say ``"source": "llm"``, with the lake tables and columns :func:`raylake.intent.ground.ground` found for them).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def extract(question: str, index_dir: str):
     if client.available:
         from raylake.intent.llm import LLMExtractor
 
-        graph = LLMExtractor(client, fallback=offline.extract).extract(question)
+        graph = LLMExtractor(client, fallback=offline.extract, ground=offline.ground).extract(question)
         source = "llm" if any(t.evidence.get("source") == "llm" for t in graph.trees) else "offline"
     else:
         graph, source = offline.extract(question), "offline"

@@ -34,12 +34,17 @@ class LLMExtractor:
     """Question → :class:`IntentGraph` through ``client``; ``fallback`` answers when the LLM cannot.
 
     With ``fallback=None`` the :class:`LLMError` propagates. Trees of an LLM graph carry
-    ``evidence={"source": "llm", "model": <model>}``.
+    ``evidence={"source": "llm", "model": <model>}``; with ``ground`` (normally
+    :meth:`OfflineExtractor.ground <raylake.intent.offline.OfflineExtractor.ground>`) the
+    graph's trees and attributes also get the lake tables and columns they mean, which
+    search anchors on and the intent benchmark scores.
     """
 
-    def __init__(self, client: LLMClient, fallback: Callable[[str], IntentGraph] | None = None):
+    def __init__(self, client: LLMClient, fallback: Callable[[str], IntentGraph] | None = None,
+                 ground: Callable[[IntentGraph, str], IntentGraph] | None = None):
         self.client = client
         self.fallback = fallback
+        self.ground = ground
 
     def extract(self, question: str) -> IntentGraph:
         if not question or not question.strip():
@@ -56,4 +61,4 @@ class LLMExtractor:
             return self.fallback(question)
         for tree in graph.trees:
             tree.evidence = {"source": "llm", "model": model}
-        return graph
+        return self.ground(graph, question) if self.ground is not None else graph

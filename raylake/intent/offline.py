@@ -369,6 +369,12 @@ class OfflineExtractor:
             graph, _ = self._extract(question, pins)
         return graph
 
+    def ground(self, graph: IntentGraph, question: str) -> IntentGraph:
+        """Lake evidence for a graph written elsewhere (an LLM's): :func:`raylake.intent.ground.ground`."""
+        from raylake.intent.ground import ground
+
+        return ground(graph, question, self)
+
     def _extract(self, question: str, pins) -> tuple[IntentGraph, list[tuple[int, int]]]:
         """One pass with ``pins`` (table, token where its value starts or −1) fixed; returns the
         graph and the tables this pass pinned."""

@@ -45,7 +45,7 @@ def _engine(args):
         if client.available:
             from raylake.intent.llm import LLMExtractor
 
-            eng.extractor = LLMExtractor(client, fallback=eng.offline.extract)
+            eng.extractor = LLMExtractor(client, fallback=eng.offline.extract, ground=eng.offline.ground)
     return eng
 
 

@@ -1,4 +1,4 @@
-"""Reference intent graphs from gold SQL (bench/intent_ref.py) on hand-written queries."""
+"""Reference intent graphs from gold SQL (bench/intent_ref.py) on hand-written queries, and the reference written in the SQL's words (bench.intent_bench.gold_words_graph)."""
 from __future__ import annotations
 
 import os
@@ -57,3 +57,18 @@ def test_helpers():
     assert table_columns("SELECT T1.name FROM head AS T1 JOIN management AS T2 ON T1.head_id = T2.head_id") == {
         "head": {"name", "headid"}, "management": {"headid"}}
     assert reference_graph("SELEC nonsense FROM", HEADERS) is None
+
+
+def test_gold_words_graph_is_the_reference_in_the_sql_words():
+    from bench.intent_bench import gold_words_graph
+
+    sql = ("SELECT DISTINCT T1.creation FROM department AS T1 JOIN management AS T2 ON T1.department_id = T2.department_id "
+           "JOIN head AS T3 ON T2.head_id = T3.head_id WHERE T3.born_state = 'Alabama'")
+    ref = reference_graph(sql, HEADERS)
+    g = gold_words_graph(ref)
+    assert sorted(t.entity for t in g.trees) == ["department", "head", "management"]
+    attrs = {t.entity: [(a.name, a.values, a.evidence.get("role")) for a in t.attributes] for t in g.trees}
+    assert attrs == {"department": [("creation", [], None), ("id", [], "key")], "management": [("id", [], "key")],
+                     "head": [("bornstate", ["alabama"], None), ("id", [], "key")]}
+    ends = sorted(tuple(sorted((g.tree(j.from_tree).entity, g.tree(j.to_tree).entity))) for j in g.joins)
+    assert ends == [("department", "management"), ("head", "management")]

@@ -148,3 +148,19 @@ def test_same_question_is_answered_from_the_cache(server, tmp_path):
     first, second = extractor.extract(QUESTION), extractor.extract(QUESTION)
     assert first.to_json() == second.to_json() == CLUB
     assert len(server.chats) == 1
+
+
+def test_a_grounded_reply_names_the_lake_tables_and_columns(server, example_index):
+    # the LLM writes 'Club' and 'Player'; grounding gives each tree the table search anchors on
+    from raylake.index.reader import LakeIndex
+    from raylake.intent.offline import OfflineExtractor
+
+    offline = OfflineExtractor(LakeIndex.load(example_index))
+    server.script = [json.dumps(CLUB)]
+    graph = LLMExtractor(make_client(server.url), offline.extract, ground=offline.ground).extract(QUESTION)
+    assert graph.to_json() == CLUB  # the LLM's graph, unchanged
+    club, player = graph.trees
+    assert club.evidence["source"] == "llm" and club.evidence["tables"][0] == "sports/club.csv"
+    assert player.evidence["tables"][0] == "sports/player.csv"
+    name = club.attributes[1]
+    assert name.evidence["columns"][0][:2] == ["sports/club.csv", "Club_Name"]

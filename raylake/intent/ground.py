@@ -1,0 +1,107 @@
+"""Grounding an intent graph in the lake: the tables and columns an LLM's graph means.
+
+An LLM writes the Appendix A graph in its own words ('Physician', 'certificate') and knows
+nothing of the lake; search anchors a tree on the table its evidence names first
+(:mod:`raylake.search.support`), and the intent benchmark matches atoms through the tables
+and columns their evidence records. :func:`ground` fills that evidence with the offline
+extractor's own machinery (:mod:`.offline`), so both extractors are read the same way:
+
+- each tree's entity is ranked against the lake's tables on its own words (naming, header
+  and table-text matches, :meth:`OfflineExtractor._base_tables`), with the graph's
+  attributes and values as context and the question's cosine with each table
+  (:meth:`OfflineExtractor._rank_tables`), and the trees' tables are chosen *jointly*
+  (:meth:`OfflineExtractor._choose`: the cheapest join tree between them, no table taken
+  twice) — the LLM's structure, the lake's coherence;
+- each attribute's columns are ranked with the tree's chosen table (and its shards) first:
+  an attribute with values prefers a column of that table holding them, then one it has
+  for the words, then the lake's best match elsewhere;
+- the graph itself — trees, attributes, values, joins — is the LLM's, unchanged.
+
+The LLM's words carry no positions in the question, so nothing here reads the question's
+syntax: the offline extractor's role rules (which word is an entity, which one only modifies
+it) are the LLM's job. Evidence: a tree gets ``words`` (its entity), ranked ``tables`` and
+``table_scores``, ``why`` for the first; an attribute ``words`` and ranked ``columns``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from raylake.intent.model import IntentGraph
+from raylake.intent.offline import OfflineExtractor, _Span, _rescale
+
+
+def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> IntentGraph:
+    """``graph`` with lake evidence on every tree and attribute (in place; also returned).
+
+    Args:
+        graph: an intent graph whose trees and attributes name things in words only (an
+            LLM's); evidence already there is kept, the lake's is added to it.
+        question: the question the graph answers (its cosine with each table's text is one
+            term of the table ranking).
+        extractor: the offline extractor over the lake's index, whose matching is reused.
+    """
+    ex, idx = extractor, extractor.index
+    if not graph.trees:
+        return graph
+    ents = [_Span(0, 0, t.entity, role="entity") for t in graph.trees]
+    attrs = [[_Span(0, 0, a.name, role="attribute") for a in t.attributes] for t in graph.trees]
+    ex._match(ents + [s for row in attrs for s in row])
+    values = []
+    for t in graph.trees:
+        for a in t.attributes:
+            for v in a.values:
+                hits = ex.values.get(v.lower().strip(), [])
+                if 0 < len(hits) <= ex.top_k * 4:  # a value held everywhere says nothing of where
+                    values.append(_Span(0, 0, v, "value", named=True, columns=[(int(c), 1.0) for c in hits]))
+    context = [s for row in attrs for s in row if s.columns] + values
+    held = ex._context_tables(context)
+    bases = [ex._base_tables(e, held) for e in ents]
+    qcos = ex._question_tables(question) if ex.question_prior > 0 else None
+    ranked = [ex._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ents)) if j != k], qcos)
+              for k, e in enumerate(ents)]
+    chosen, alternatives = ex._choose(ranked, context)
+    flat = [s.text.lower() for row in attrs for s in row]
+    vecs = np.ascontiguousarray(idx.embedder.encode(flat), np.float32) if flat else np.zeros((0, 0), np.float32)
+    emb, at = [], 0
+    for row in attrs:
+        emb.append(vecs[at : at + len(row)])
+        at += len(row)
+    for k, tree in enumerate(graph.trees):
+        head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: ex.runners_up]
+        tabs = head + [t for t, _ in ranked[k] if t not in head]
+        scores = dict(ranked[k])
+        tree.evidence.update({"words": [tree.entity], "tables": [idx.paths[t] for t in tabs[:10]],
+                              "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]]})
+        if tabs:
+            tree.evidence["why"] = ex._why(ents[k], tabs[0], k in chosen and len(chosen) > 1)
+        own = idx.graph.shards(tabs[0]) if tabs else []
+        for a, span, e in zip(tree.attributes, attrs[k], emb[k]):
+            a.evidence.update({"words": a.name, "columns": [
+                [idx.columns["path"][c], idx.columns["name"][c], round(float(s), 3)] for c, s in _columns(ex, span, e, a.values, own)[:5]]})
+    return graph
+
+
+def _columns(ex: OfflineExtractor, span: _Span, emb: np.ndarray, values: list[str], own: list[int]) -> list[tuple[int, float]]:
+    """The attribute's columns, best first: a column of the tree's table holding one of its
+    values, then the tree's table's columns its words match (≥ ``min_attr_score``, lexically
+    or by header cosine: the lake's best matches for 'first name' are some of its hundred
+    ``Fname`` columns, not necessarily this table's), then the lake's matches elsewhere.
+    ``emb``: the attribute words' embedding, (d,)."""
+    idx = ex.index
+    scores = dict(span.columns)
+    if own:
+        own_cols = np.asarray([int(c) for u in own for c in idx.table_columns[u]], np.int64)
+        cos = _rescale(idx.emb_header[own_cols] @ emb)
+        lexical = ex._lexical(span)
+        for c, v in zip(own_cols, cos):
+            scores[int(c)] = max(scores.get(int(c), 0.0), float(v), lexical.get(int(c), 0.0))
+    own_set = set(own)
+    holding = {int(c) for v in values for c in ex.values.get(v.lower().strip(), ()) if int(idx.col_table[c]) in own_set}
+    for c in holding:
+        scores.setdefault(c, 0.0)
+
+    def key(cs):
+        c, s = cs
+        return (c not in holding, not (int(idx.col_table[c]) in own_set and s >= ex.min_attr_score), -s, c)
+
+    return sorted(scores.items(), key=key)
