@@ -30,8 +30,10 @@ its graphs grounded in the lake by :func:`raylake.intent.ground.ground`, the off
 extractor answering where the LLM cannot: ``llm_fell_back`` counts those questions).
 ``--extractor gold-words`` grounds the reference's own structure written in the gold SQL's
 words (:func:`gold_words_graph`): what an extractor that wrote exactly the SQL's schema would
-score through that grounding — an upper bound that reads the gold SQL, for analysis. Writes ``bench/results/intent.json``
-(``--out``); with ``--json`` the last stdout line is that JSON.
+score through that grounding — an upper bound that reads the gold SQL, for analysis.
+
+Writes ``bench/results/intent.json`` (``--out``); with ``--json`` the last stdout line is
+that JSON.
 """
 from __future__ import annotations
 

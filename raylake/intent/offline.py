@@ -16,9 +16,10 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.5043 → 0.5044, Sufficiency 0.4268 → 0.4274, 32 questions' tables changed; any column of
    the tree's three candidate tables instead: entity 0.6288, attribute 0.5510). Only a
    value the question quotes or capitalises brings in a table that no entity names; a bare
-   number ('more than 100') or lower-case word ('gas stations') that some cell happens to hold constrains the
-   nearest attribute the question names, else attaches to a named entity (Spider, ``python
-   -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555; trees implied by a value
+   number ('more than 100') or lower-case word ('gas stations') that some cell happens to
+   hold constrains the nearest attribute the question names, else attaches to a named
+   entity (Spider, ``python -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555;
+   trees implied by a value
    37 → 11, 8 right either way, by a scratch tally of the extracted trees against the
    reference entities, not in ``bench/``; the nearest attribute rather than a column of
    the table holding the value: attribute F1 0.435 → 0.446, all 1,701 questions 0.441 →
