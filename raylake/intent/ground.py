@@ -20,7 +20,10 @@ extractor's own machinery (:mod:`.offline`), so both extractors are read the sam
 The LLM's words carry no positions in the question, so nothing here reads the question's
 syntax: the offline extractor's role rules (which word is an entity, which one only modifies
 it) are the LLM's job. Evidence: a tree gets ``words`` (its entity), ranked ``tables`` and
-``table_scores``, ``why`` for the first; an attribute ``words`` and ranked ``columns``.
+``table_scores``, ``why`` for the first; an attribute ``words`` and ranked ``columns``, and
+``role: "key"`` when the graph only joins on it (a join attribute without values: the
+Appendix A examples write their join keys, ``club_id``, as attributes; the offline
+extractor's are implied keys, and the intent benchmark scores neither as an attribute).
 """
 from __future__ import annotations
 
@@ -60,6 +63,8 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> In
     ranked = [ex._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ents)) if j != k], qcos)
               for k, e in enumerate(ents)]
     chosen, alternatives = ex._choose(ranked, context)
+    # an attribute the graph only joins on is a key, as the offline extractor's implied ones
+    keys = {j.from_attribute for j in graph.joins} | {j.to_attribute for j in graph.joins}
     flat = [s.text.lower() for row in attrs for s in row]
     vecs = np.ascontiguousarray(idx.embedder.encode(flat), np.float32) if flat else np.zeros((0, 0), np.float32)
     emb, at = [], 0
@@ -78,6 +83,8 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> In
         for a, span, e in zip(tree.attributes, attrs[k], emb[k]):
             a.evidence.update({"words": a.name, "columns": [
                 [idx.columns["path"][c], idx.columns["name"][c], round(float(s), 3)] for c, s in _columns(ex, span, e, a.values, own)[:5]]})
+            if a.attribute_id in keys and not a.values:
+                a.evidence["role"] = "key"
     return graph
 
 

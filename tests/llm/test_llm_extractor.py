@@ -164,3 +164,5 @@ def test_a_grounded_reply_names_the_lake_tables_and_columns(server, example_inde
     assert player.evidence["tables"][0] == "sports/player.csv"
     name = club.attributes[1]
     assert name.evidence["columns"][0][:2] == ["sports/club.csv", "Club_Name"]
+    # the join's attributes are keys (not scored as data needs); 'points' is not
+    assert [a.evidence.get("role") for a in club.attributes + player.attributes] == ["key", None, "key", None]
