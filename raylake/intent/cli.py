@@ -5,7 +5,8 @@ when an endpoint is configured (``LLMClient().available``), falling back to the 
 with a warning; otherwise the offline extractor answers. People get a tree (entities,
 attributes with their values and best columns, joins with their lake keys); ``--json``
 prints the Appendix A JSON with ``evidence`` on every tree, attribute and join (an LLM
-graph's trees say ``"source": "llm"``, with the lake tables and columns :func:`raylake.intent.ground.ground` found for them).
+graph's trees say ``"source": "llm"``, with the lake tables and columns
+:func:`raylake.intent.ground.ground` found for them).
 """
 from __future__ import annotations
 

@@ -49,13 +49,10 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> In
     ents = [_Span(0, 0, t.entity, role="entity") for t in graph.trees]
     attrs = [[_Span(0, 0, a.name, role="attribute") for a in t.attributes] for t in graph.trees]
     ex._match(ents + [s for row in attrs for s in row])
-    values = []
-    for t in graph.trees:
-        for a in t.attributes:
-            for v in a.values:
-                hits = ex.values.get(v.lower().strip(), [])
-                if 0 < len(hits) <= ex.top_k * 4:  # a value held everywhere says nothing of where
-                    values.append(_Span(0, 0, v, "value", named=True, columns=[(int(c), 1.0) for c in hits]))
+    hits = {v: ex.values.get(v.lower().strip(), []) for t in graph.trees for a in t.attributes for v in a.values}
+    values = [_Span(0, 0, v, "value", named=True, columns=[(int(c), 1.0) for c in hits[v]])
+              for t in graph.trees for a in t.attributes for v in a.values
+              if 0 < len(hits[v]) <= ex.top_k * 4]  # a value held everywhere says nothing of where
     context = [s for row in attrs for s in row if s.columns] + values
     held = ex._context_tables(context)
     bases = [ex._base_tables(e, held) for e in ents]
@@ -65,12 +62,6 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> In
     chosen, alternatives = ex._choose(ranked, context)
     # an attribute the graph only joins on is a key, as the offline extractor's implied ones
     keys = {j.from_attribute for j in graph.joins} | {j.to_attribute for j in graph.joins}
-    flat = [s.text.lower() for row in attrs for s in row]
-    vecs = np.ascontiguousarray(idx.embedder.encode(flat), np.float32) if flat else np.zeros((0, 0), np.float32)
-    emb, at = [], 0
-    for row in attrs:
-        emb.append(vecs[at : at + len(row)])
-        at += len(row)
     for k, tree in enumerate(graph.trees):
         head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: ex.runners_up]
         tabs = head + [t for t, _ in ranked[k] if t not in head]
@@ -80,30 +71,30 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> In
         if tabs:
             tree.evidence["why"] = ex._why(ents[k], tabs[0], k in chosen and len(chosen) > 1)
         own = idx.graph.shards(tabs[0]) if tabs else []
-        for a, span, e in zip(tree.attributes, attrs[k], emb[k]):
+        for a, span in zip(tree.attributes, attrs[k]):
+            holding = {int(c) for v in a.values for c in hits[v] if int(idx.col_table[c]) in own}
             a.evidence.update({"words": a.name, "columns": [
-                [idx.columns["path"][c], idx.columns["name"][c], round(float(s), 3)] for c, s in _columns(ex, span, e, a.values, own)[:5]]})
+                [idx.columns["path"][c], idx.columns["name"][c], round(float(s), 3)] for c, s in _columns(ex, span, holding, own)[:5]]})
             if a.attribute_id in keys and not a.values:
                 a.evidence["role"] = "key"
     return graph
 
 
-def _columns(ex: OfflineExtractor, span: _Span, emb: np.ndarray, values: list[str], own: list[int]) -> list[tuple[int, float]]:
+def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int]) -> list[tuple[int, float]]:
     """The attribute's columns, best first: a column of the tree's table holding one of its
-    values, then the tree's table's columns its words match (≥ ``min_attr_score``, lexically
-    or by header cosine: the lake's best matches for 'first name' are some of its hundred
-    ``Fname`` columns, not necessarily this table's), then the lake's matches elsewhere.
-    ``emb``: the attribute words' embedding, (d,)."""
+    values (``holding``), then the tree's table's columns its words match (≥
+    ``min_attr_score``, lexically or by header cosine: the lake's best matches for 'first
+    name' are some of its hundred ``Fname`` columns, not necessarily this table's), then the
+    lake's matches elsewhere. ``own``: the tree's table and its shards."""
     idx = ex.index
     scores = dict(span.columns)
     if own:
         own_cols = np.asarray([int(c) for u in own for c in idx.table_columns[u]], np.int64)
-        cos = _rescale(idx.emb_header[own_cols] @ emb)
+        cos = _rescale(idx.emb_header[own_cols] @ span.emb)
         lexical = ex._lexical(span)
         for c, v in zip(own_cols, cos):
             scores[int(c)] = max(scores.get(int(c), 0.0), float(v), lexical.get(int(c), 0.0))
     own_set = set(own)
-    holding = {int(c) for v in values for c in ex.values.get(v.lower().strip(), ()) if int(idx.col_table[c]) in own_set}
     for c in holding:
         scores.setdefault(c, 0.0)
 

@@ -19,9 +19,8 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    number ('more than 100') or lower-case word ('gas stations') that some cell happens to
    hold constrains the nearest attribute the question names, else attaches to a named
    entity (Spider, ``python -m bench.intent_bench --limit 400``: entity F1 0.540 → 0.555;
-   trees implied by a value
-   37 → 11, 8 right either way, by a scratch tally of the extracted trees against the
-   reference entities, not in ``bench/``; the nearest attribute rather than a column of
+   trees implied by a value 37 → 11, 8 right either way, by a scratch tally of the
+   extracted trees against the reference entities, not in ``bench/``; the nearest attribute rather than a column of
    the table holding the value: attribute F1 0.435 → 0.446, all 1,701 questions 0.441 →
    0.450, value F1 unchanged). A lower-case word that is also a header word is a value only
    right before a word naming a table that holds it ('photo products': ``Product_Name =
@@ -142,13 +141,14 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.361 → 0.364 (0.605 / 0.461 / 0.362 when only a table that alone among the linked ones
    has the header counts); all 1,701 questions: entity 0.588 → 0.587, attribute 0.457 →
    0.473, join 0.346 → 0.353. Of 299 such trees on all 1,701 questions only 82 are a
-   reference entity (a scratch tally against the reference graphs, not in ``bench/``; where the named entity's chosen table lacks the word, that table is
-   often the wrong one), and without them the graphs score better (entity 0.6269 → 0.6315,
-   attribute 0.5511 → 0.5515 with the joined table's column heading the attribute's list) —
-   but search needs the tree: end to end (``python -m bench.retrieval ... --budgets 10
-   --methods raylake``, all 1,701), Sufficiency fell 0.424 → 0.404 (F1 0.503 → 0.505). Kept as a tree. Last, an attribute whose column
-   no tree's tables hold and whose header only resembles its words (< ``stray_match``) is dropped,
-   unless it carries a value or a join (:meth:`OfflineExtractor._drop_strays`): 400 q
+   reference entity (a scratch tally against the reference graphs, not in ``bench/``;
+   where the named entity's chosen table lacks the word, that table is often the wrong
+   one), and without them the graphs score better (entity 0.6269 → 0.6315, attribute
+   0.5511 → 0.5515 with the joined table's column heading the attribute's list) — but
+   search needs the tree: end to end (``python -m bench.retrieval ... --budgets 10
+   --methods raylake``, all 1,701), Sufficiency fell 0.424 → 0.404 (F1 0.503 → 0.505).
+   Kept as a tree. Last, an attribute whose column no tree's tables hold and whose header
+   only resembles its words (< ``stray_match``) is dropped, unless it carries a value or a join (:meth:`OfflineExtractor._drop_strays`): 400 q
    attribute 0.524 → 0.533, all 1,701: 0.514 → 0.522 (0.5218 / 0.5222 at 0.85 / 0.95);
    entity, value and join unchanged. An attribute no tree holds whose words only one table
    spells (a match ≥ 0.99 that no other table's header ties) brings that table in as a tree
@@ -305,6 +305,7 @@ class _Span:
     spec: float | None = None  # specificity, see OfflineExtractor._specificity
     best: dict | None = None  # table -> best column score, see OfflineExtractor._table_best
     lexical: dict | None = None  # column -> lexical header match of the words, see OfflineExtractor._lexical
+    emb: np.ndarray | None = None  # (d,) the words' embedding, set by OfflineExtractor._match
     why: dict = field(default_factory=dict)  # table -> (source, detail) of its own score (entities), see _why
     parts: dict = field(default_factory=dict)  # table -> (own, context, question, neighbourhood) score terms (entities)
     verbal: bool = False  # one word read as a verb or adverb: no abbreviation names a table by it
@@ -599,6 +600,7 @@ class OfflineExtractor:
                 if c >= 0:
                     scores[int(c)] = max(scores.get(int(c), 0.0), float(_rescale(cos)))
             s.columns = top(scores, self.top_k * 4)
+            s.emb = emb[k]
             s.table_cos = tcos[k]
             s.head = toks[-1] if toks else ""
             compound = "_".join(toks)
@@ -1196,8 +1198,9 @@ class OfflineExtractor:
             return None
 
         attr_of: dict[int, Attribute] = {}
-        attr_tree: dict[int, int] = {}
-        attr_cols: dict[int, list[tuple[int, float]]] = {}  # each attribute's columns, ranked for its tree
+        # each attribute's readings among its columns as ranked for its tree (first 8, ≥ min_attr_score)
+        # that are its tree's own table's or a shard's: where a value it constrains must be held
+        attr_own: dict[int, set[int]] = {}
         for m in attr_spans:
             if _verb_like(m, lower) and self._spelled(m) < 0.95:
                 # 'named', 'taught', 'located': the question's verbs, unless a header spells exactly
@@ -1234,9 +1237,9 @@ class OfflineExtractor:
             agg = self._aggregate(lower, m.start)
             if agg:
                 extra["aggregate"] = agg
-            attr_cols[id(m)] = ranked_cols(k, m)
-            attr_of[id(m)] = add_attr(k, m.text, attr_cols[id(m)], m.text, extra=extra)
-            attr_tree[id(m)] = k
+            cols = ranked_cols(k, m)
+            attr_of[id(m)] = add_attr(k, m.text, cols, m.text, extra=extra)
+            attr_own[id(m)] = {c for c, sc in cols[:8] if sc >= self.min_attr_score and in_tree(k, c, True)}
 
         def nearest_attr(v: _Span) -> Attribute | None:
             near = [m for m in attr_spans if id(m) in attr_of]
@@ -1272,7 +1275,7 @@ class OfflineExtractor:
                     # Only a column of the tree's table (or a shard of it) will do: in 'the first
                     # and last name of the students advised by … Goodrich' the name that holds
                     # Goodrich is the faculty table's, a table of its own, not the students'
-                    if id(m) in attr_of and any(c in held and in_tree(attr_tree[id(m)], c, True) for c, sc in attr_cols[id(m)][:8] if sc >= self.min_attr_score):
+                    if id(m) in attr_of and attr_own[id(m)] & held:
                         target = attr_of[id(m)]
                         break
                 target = target or year_attr(v)
