@@ -72,6 +72,7 @@ def render(graph, source: str) -> str:
         if reason:
             lines.append(f"   ·  {tabs[0]}: {reason['from'] or 'candidate'} ({reason['own']:.2f}), context +{reason['context']:.2f}, "
                          f"question +{reason['question']:.2f}, neighbourhood +{reason.get('neighbourhood', 0.0):.2f}"
+                         + (f", attributes +{reason['attributes']:.2f}" if "attributes" in reason else "")
                          + (f"; chosen {reason['chosen']}" if reason.get("chosen") else ""))
         for a in t.attributes:
             line = f"   ├─ {a.attribute_id} attribute {a.name!r}"

@@ -53,6 +53,25 @@ def test_a_value_puts_the_column_of_the_tree_table_holding_it_first(extractor):
     assert g.trees[0].attributes[0].evidence["columns"][0][:2] != ["sports/club.csv", "Club_Name"]
 
 
+def test_a_tree_is_the_table_that_holds_its_attributes(extractor):
+    # the service types and the workflow steps both key on service_id, so both are named
+    # 'service'; the graph says the service's attribute is a step name, which only the steps hold
+    from raylake.intent.ground import ground
+
+    def service(holds=None):
+        g = _graph([{"tree_id": "s", "entity": "service", "attributes": [{"attribute_id": "a1", "name": "step name", "values": []}]}])
+        kw = {} if holds is None else {"holds": holds}
+        ground(g, "What are the step names of each service?", extractor, **kw)
+        return g.trees[0]
+
+    tree = service()
+    assert tree.evidence["tables"][:2] == ["commerce/workflow_steps.csv", "commerce/service_types.csv"]
+    assert tree.evidence["why"]["attributes"] > 0.5
+    assert tree.attributes[0].evidence["columns"][0][:2] == ["commerce/workflow_steps.csv", "step_name"]
+    # on the entity's words alone the service types table comes first
+    assert service(holds=0.0).evidence["tables"][0] == "commerce/service_types.csv"
+
+
 def test_an_empty_graph_needs_no_lake(extractor):
     g = IntentGraph([])
     assert extractor.ground(g, "anything") is g and g.trees == []
