@@ -180,7 +180,7 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    entity 0.6210). A table's ranking also reads the question against the tables around it
    (``neighbour_prior``, :meth:`OfflineExtractor._neighbourhood_cos`): entity 0.6225 →
    0.6273, attribute 0.5324 → 0.5353, join 0.3990 → 0.4045 (ν 1.6: 0.6274; the variants in
-   that method's docstring and the README). An entity whose chosen table is another entity's,
+   that method's docstring and docs/intent_history.md). An entity whose chosen table is another entity's,
    through a header of it ('singers of each country': the singer's ``Country``), is that
    table's attribute, not a tree merged into the other one and its attribute lost: attribute
    0.5317 → 0.5324. A column a tree reads twice is one attribute ('the average gpa … the
