@@ -9,9 +9,8 @@ extractor's own machinery (:mod:`.offline`), so both extractors are read the sam
 - each tree's entity is ranked against the lake's tables on its own words (naming, header
   and table-text matches, :meth:`OfflineExtractor._base_tables`), with the graph's
   attributes and values as context and the question's cosine with each table
-  (:meth:`OfflineExtractor._rank_tables`), plus how well each table holds the tree's own
-  attributes (:func:`_holds`: the graph says which attributes are whose, which the offline
-  extractor's ranking cannot know), and the trees' tables are chosen *jointly*
+  (:meth:`OfflineExtractor._rank_tables`), plus κ · how well each table holds the tree's own
+  attributes (:meth:`OfflineExtractor._holds`; below), and the trees' tables are chosen *jointly*
   (:meth:`OfflineExtractor._choose`: the cheapest join tree between them, no table taken
   twice) — the LLM's structure, the lake's coherence;
 - each attribute's columns are ranked with the tree's chosen table (and its shards) first:
@@ -26,6 +25,21 @@ it) are the LLM's job. Evidence: a tree gets ``words`` (its entity), ranked ``ta
 ``role: "key"`` when the graph only joins on it (a join attribute without values: the
 Appendix A examples write their join keys, ``club_id``, as attributes; the offline
 extractor's are implied keys, and the intent benchmark scores neither as an attribute).
+
+**The tree's own attributes.** The graph says whose each attribute is ('department' has a
+creation year, 'head' a born state), which tells apart the lake's many same-named tables: of
+its 'department's, the one with a ``Creation`` column. A tree's 30 best-ranked tables get
+κ · holds(t) over its attributes with values, those not only joined on, and join keys named
+after something ('club_id'; a bare 'id' is in every table). Spider, the gold SQL's own
+structure and words grounded (``python -m bench.intent_bench --extractor gold-words``), all
+1,701 questions: entity / attribute / join F1 0.712 / 0.654 / 0.516 without it, 0.752 /
+0.731 / 0.554 at κ = 0.6, 0.757 / 0.735 / 0.560 at κ = 1.0; 400 questions (``--limit 400``)
+0.712 / 0.669 at κ = 0, 0.746 / 0.726 at 0.3, 0.759 / 0.739 at 0.6, 0.763 / 0.740 at 1.0,
+0.765 / 0.747 at 1.5. κ = 0.6: an LLM paraphrases the headers the gold SQL spells, and a
+larger weight trusts a cosine of paraphrased words over the entity's own name more. Each
+attribute weighted by its specificity, as the offline context term weighs words, scored
+lower (400 questions 0.745 / 0.707 at κ = 0.6): even 'name' tells a table that has one from
+one that has not; the bare 'id' keys counted as well, 0.720 / 0.704.
 """
 from __future__ import annotations
 
@@ -35,7 +49,7 @@ from raylake.intent.lexicon import tokens
 from raylake.intent.model import IntentGraph
 from raylake.intent.offline import OfflineExtractor, _Span, _rescale
 
-HOLDS = 0.6  # κ: weight of how well a table holds the tree's own attributes (see _holds)
+HOLDS = 0.6  # κ: weight of how well a table holds the tree's own attributes (module docstring)
 HOLDS_TOP = 30  # a tree's best-ranked tables read for that
 _BARE_KEY = {"id", "key", "code", "no", "num", "number"}  # a key named by these says nothing of whose it is
 
@@ -50,7 +64,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
         question: the question the graph answers (its cosine with each table's text is one
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
-        holds: weight κ of the tree's own attributes in its tables' ranking (:func:`_holds`).
+        holds: weight κ of how well a table holds the tree's own attributes in its ranking.
         holds_top: how many of a tree's best-ranked tables are read for them.
     """
     ex, idx = extractor, extractor.index
@@ -72,12 +86,11 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
     # an attribute the graph only joins on is a key, as the offline extractor's implied ones
     keys = {j.from_attribute for j in graph.joins} | {j.to_attribute for j in graph.joins}
     # a key the graph names after its entity ('club_id') says which table holds it; a bare 'id' does not
-    held_by = [_holds(ex, [t for t, _ in ranked[k][:holds_top]],
-                      [s for a, s in zip(tree.attributes, attrs[k])
-                       if a.values or a.attribute_id not in keys or not set(tokens(a.name)) <= _BARE_KEY])
-               for k, tree in enumerate(graph.trees)]
-    ranked = [sorted(((t, v + holds * held_by[k].get(t, 0.0)) for t, v in ranked[k]), key=lambda x: (-x[1], x[0]))
-              for k in range(len(ents))]
+    for k, tree in enumerate(graph.trees):
+        own_attrs = [s for a, s in zip(tree.attributes, attrs[k])
+                     if a.values or a.attribute_id not in keys or not set(tokens(a.name)) <= _BARE_KEY]
+        ents[k].held_attrs = {t: holds * h for t, h in ex._holds([t for t, _ in ranked[k][:holds_top]], own_attrs).items()}
+        ranked[k] = sorted(((t, v + ents[k].held_attrs.get(t, 0.0)) for t, v in ranked[k]), key=lambda x: (-x[1], x[0]))
     chosen, alternatives = ex._choose(ranked, context)
     for k, tree in enumerate(graph.trees):
         head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: ex.runners_up]
@@ -86,8 +99,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
         tree.evidence.update({"words": [tree.entity], "tables": [idx.paths[t] for t in tabs[:10]],
                               "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]]})
         if tabs:
-            tree.evidence["why"] = {**ex._why(ents[k], tabs[0], k in chosen and len(chosen) > 1),
-                                    "attributes": round(holds * held_by[k].get(tabs[0], 0.0), 3)}
+            tree.evidence["why"] = ex._why(ents[k], tabs[0], k in chosen and len(chosen) > 1)
         own = idx.graph.shards(tabs[0]) if tabs else []
         for a, span in zip(tree.attributes, attrs[k]):
             holding = {int(c) for v in a.values for c in hits[v] if int(idx.col_table[c]) in own}
@@ -96,56 +108,6 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
             if a.attribute_id in keys and not a.values:
                 a.evidence["role"] = "key"
     return graph
-
-
-def _holds(ex: OfflineExtractor, tables: list[int], spans: list[_Span]) -> dict[int, float]:
-    """How well each table holds a tree's attributes: the mean over its attributes (``spans``:
-    those with values, those not only joined on, and join keys named after something, as
-    'club_id' — a bare 'id' is in every table) of the best match among the table's and its
-    shards' headers, max(header cosine rescaled, lexical match) in [0, 1]:
-
-        holds(t) = 1/|A| · Σ_{a ∈ A} max_{c ∈ cols(t)} max(cos(a, c), lex(a, c))
-
-    A tree's ranking adds κ · holds(t) (``ground``'s ``holds``). The LLM's graph says whose
-    each attribute is ('department' has a creation year, 'head' a born state), which tells
-    apart the lake's many same-named tables — of its 'department's, the one with a
-    ``Creation`` column. Spider, the gold SQL's own structure and words grounded
-    (``python -m bench.intent_bench --extractor gold-words``), all 1,701 questions: entity /
-    attribute / join F1 0.712 / 0.654 / 0.516 without it, 0.752 / 0.731 / 0.554 at κ = 0.6,
-    0.757 / 0.735 / 0.560 at κ = 1.0; 400 questions (``--limit 400``) 0.712 / 0.669 at κ = 0,
-    0.746 / 0.726 at 0.3, 0.759 / 0.739 at 0.6, 0.763 / 0.740 at 1.0, 0.765 / 0.747 at 1.5.
-    κ = 0.6: an LLM paraphrases the headers the gold SQL spells, and a larger weight trusts a
-    cosine of paraphrased words over the entity's own name more. Each attribute weighted by its
-    specificity, as the offline context term weighs words, scored lower (400 questions 0.745 /
-    0.707 at κ = 0.6): even 'name' tells a table that has one from one that has not; the bare
-    'id' keys counted as well, 0.720 / 0.704. The same term in the offline
-    extractor, with each attribute word given to an entity by the question's syntax before
-    the tables are chosen, lowered entity F1 (400 questions 0.635 → 0.630 / 0.618 at κ = 0.3 /
-    0.8; spelled headers only, 0.636 / 0.626 at 0.15 / 0.4): there the words' owner is a
-    guess; credited to the chosen set as a whole, with no owner, 0.633 / 0.634 / 0.632 at
-    κ = 0.15 / 0.3 / 0.6.
-
-    Args:
-        tables: the candidate tables to score (a tree's best-ranked ``holds_top``).
-        spans: the tree's data attributes, embedded by :meth:`OfflineExtractor._match`.
-
-    Returns ``{table: holds}``; empty when the tree has no data attribute.
-    """
-    idx = ex.index
-    if not spans:
-        return {}
-    out = {}
-    for t in tables:
-        cols = np.asarray([int(c) for u in idx.graph.shards(t) for c in idx.table_columns[u]], np.int64)
-        if not len(cols):
-            continue
-        cos = _rescale(idx.emb_header[cols] @ np.stack([s.emb for s in spans]).T)  # (|cols|, |spans|)
-        total = 0.0
-        for i, s in enumerate(spans):
-            lexical = ex._lexical(s)
-            total += max(float(cos[:, i].max()), max((lexical.get(int(c), 0.0) for c in cols), default=0.0), 0.0)
-        out[t] = total / len(spans)
-    return out
 
 
 def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int]) -> list[tuple[int, float]]:

@@ -672,3 +672,26 @@ def test_a_table_the_lake_alone_picks_draws_the_named_entities_beside_it(ray_ses
     # ... unless the value comes right after the entity's words: then it says which table that is
     g, _ = ex._extract('Show the description of the club "Bootup Baltimore".', [(club, 6)])
     assert g.trees[0].evidence["tables"][0] == "b_clubs/club.csv"
+
+
+def test_a_generic_word_says_which_of_the_same_named_tables(ray_session, tmp_path):
+    rng = random.Random(53)
+    lake = str(tmp_path / "lake")
+    districts = ["Khanewal District", "Hafizabad District", "Attock District", "Bahawalnagar District", "Rawalpindi District"]
+    _write(f"{lake}/shops/district.csv", ["District_ID", "District_name", "Headquartered_City"],
+           [[i, d, d.split()[0]] for i, d in enumerate(districts, start=1)])
+    _write(f"{lake}/shops/store.csv", ["Store_ID", "Store_Name", "Type", "Area_size"],
+           [[i, f"Store {chr(64 + i)}", rng.choice(["City Mall", "Village Store"]), rng.randint(10, 90)] for i in range(1, 13)])
+    _write(f"{lake}/shops/store_district.csv", ["Store_ID", "District_ID"], [[i, rng.randint(1, 5)] for i in range(1, 13)])
+    # tables of other kinds with a Name each: 'name' is a word every schema has
+    for kind in ("Singer", "Ship", "Church", "Museum", "Wrestler", "Team"):
+        _write(f"{lake}/other/{kind.lower()}.csv", [f"{kind}_ID", "Name", "Year"],
+               [[i, f"{kind} {i}", rng.randint(1950, 2010)] for i in range(1, 9)])
+    q = "Find the names of all stores in Khanewal District."
+    ex = _extractor(lake, tmp_path)
+    off = type(ex)(ex.index, ex.lex, generic_holds=0.0)
+    # both store tables are named 'store' by their Store_ID; 'names' is the stores', and only
+    # the store table has a name
+    stores = next(t for t in ex.extract(q).trees if t.entity == "stores")
+    assert stores.evidence["tables"][0] == "shops/store.csv" and stores.evidence["why"]["attributes"] > 0.05
+    assert next(t for t in off.extract(q).trees if t.entity == "stores").evidence["tables"][0] == "shops/store_district.csv"
