@@ -200,7 +200,8 @@ It reads the question against the lake's own vocabulary (:mod:`.lexicon`) and va
    0.637, join 0.396 → 0.410; ``--k 1`` entity 0.538 → 0.541, attribute 0.449 → 0.453. End
    to end (``python -m bench.retrieval ... --budgets 10 --methods raylake``, all 1,701)
    recall 0.614 → 0.620, precision 0.486 → 0.489, F1 0.504 → 0.509, Sufficiency 0.427 →
-   0.433. Variants: every attribute word so read, specific ones too, at κ 0.3: entity 0.637,
+   0.433. Variants: 'generic' up to specificity 0.45 / 0.6, entity 0.635 / 0.636, join 0.418
+   / 0.420; every attribute word so read, specific ones too, at κ 0.3: entity 0.637,
    attribute 0.547 (the specific words alone: 0.629 / 0.547 — their columns already draw
    their tables in as context); every word, over any candidate and not only the named ones
    (400 q, κ 0.3 / 0.8): entity 0.630 / 0.618, with spelled headers only 0.636 / 0.626 at

@@ -11,8 +11,9 @@ abbreviates an entity word but names no table, the entity words of a table witho
 lower-case value before the word naming its table, 'the number of X' as a header only where
 the header counts X, a name held in two columns, a cue word that a cell holds, lexical
 scores that do not follow the process's hash seed, an attribute only one table spells, an
-implied tree's own table listed before its shards, and the second pass that chooses the named
-entities beside a table the lake alone picked."""
+implied tree's own table listed before its shards, the second pass that chooses the named
+entities beside a table the lake alone picked, and a generic word ('names') that says which of
+the tables an entity word names is meant."""
 from __future__ import annotations
 
 import os
