@@ -205,7 +205,7 @@ def run(index_dir: str, questions_path: str, limit: int | None, k: int, extracto
             graph = offline.ground(gold_words_graph(ref), q["question"])
         else:
             graph = extract(q["question"])
-            if extractor_name == "llm" and not any(t.evidence.get("source") == "llm" for t in graph.trees):
+            if extractor_name == "llm" and not any(tree.evidence.get("source") == "llm" for tree in graph.trees):
                 fell_back += 1
         lat.append(time.perf_counter() - t)
         enc.append(timed.seconds)

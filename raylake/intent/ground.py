@@ -43,19 +43,15 @@ one that has not; the bare 'id' keys counted as well, 0.720 / 0.704.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from raylake.intent.lexicon import tokens
 from raylake.intent.model import IntentGraph
-from raylake.intent.offline import OfflineExtractor, _Span, _rescale
+from raylake.intent.offline import OfflineExtractor, _Span
 
 HOLDS = 0.6  # κ: weight of how well a table holds the tree's own attributes (module docstring)
-HOLDS_TOP = 30  # a tree's best-ranked tables read for that
 _BARE_KEY = {"id", "key", "code", "no", "num", "number"}  # a key named by these says nothing of whose it is
 
 
-def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds: float = HOLDS,
-           holds_top: int = HOLDS_TOP) -> IntentGraph:
+def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds: float = HOLDS) -> IntentGraph:
     """``graph`` with lake evidence on every tree and attribute (in place; also returned).
 
     Args:
@@ -64,8 +60,8 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
         question: the question the graph answers (its cosine with each table's text is one
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
-        holds: weight κ of how well a table holds the tree's own attributes in its ranking.
-        holds_top: how many of a tree's best-ranked tables are read for them.
+        holds: weight κ of how well a table holds the tree's own attributes in its ranking
+            (the tree's ``extractor.holds_top`` best-ranked tables are read for them).
     """
     ex, idx = extractor, extractor.index
     if not graph.trees:
@@ -89,7 +85,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
     for k, tree in enumerate(graph.trees):
         own_attrs = [s for a, s in zip(tree.attributes, attrs[k])
                      if a.values or a.attribute_id not in keys or not set(tokens(a.name)) <= _BARE_KEY]
-        ents[k].held_attrs = {t: holds * h for t, h in ex._holds([t for t, _ in ranked[k][:holds_top]], own_attrs).items()}
+        ents[k].held_attrs = {t: holds * h for t, h in ex._holds([t for t, _ in ranked[k][: ex.holds_top]], own_attrs).items()}
         ranked[k] = sorted(((t, v + ents[k].held_attrs.get(t, 0.0)) for t, v in ranked[k]), key=lambda x: (-x[1], x[0]))
     chosen, alternatives = ex._choose(ranked, context)
     for k, tree in enumerate(graph.trees):
@@ -119,8 +115,7 @@ def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int
     idx = ex.index
     scores = dict(span.columns)
     if own:
-        own_cols = np.asarray([int(c) for u in own for c in idx.table_columns[u]], np.int64)
-        cos = _rescale(idx.emb_header[own_cols] @ span.emb)
+        own_cols, cos = ex._header_cos(own, span.emb)
         lexical = ex._lexical(span)
         for c, v in zip(own_cols, cos):
             scores[int(c)] = max(scores.get(int(c), 0.0), float(v), lexical.get(int(c), 0.0))

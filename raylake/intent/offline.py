@@ -376,7 +376,7 @@ class OfflineExtractor:
         self.distinct = distinct  # cost of resolving two entity mentions to one table (a question names two things)
         self.held_floor = held_floor  # own score of a table that holds a precise attribute/value but is not named
         self.generic_holds = generic_holds  # κ: of the tables an entity word names, the one holding its generic words ('name') (see _holds)
-        self.holds_top = holds_top  # an entity's best-ranked tables read for that
+        self.holds_top = holds_top  # an entity's (or a grounded tree's) best-ranked tables read for that
         self._costs = None  # sparse join-cost matrix of the lake graph, built on first use
         self._near_cache: OrderedDict[int, np.ndarray] = OrderedDict()
         self.values = index.values
@@ -790,22 +790,26 @@ class OfflineExtractor:
 
         Returns ``{table: holds}``; empty without words.
         """
-        idx = self.index
         if not spans:
             return {}
         emb = np.stack([s.emb for s in spans]).T  # (d, |A|)
+        lexical = [self._lexical(s) for s in spans]
         out = {}
         for t in tables:
-            cols = np.asarray([int(c) for u in idx.graph.shards(t) for c in idx.table_columns[u]], np.int64)
+            shards = self.index.graph.shards(t)
+            cols, cos = self._header_cos(shards, emb)  # cos: (|cols|, |A|)
             if not len(cols):
                 continue
-            cos = _rescale(idx.emb_header[cols] @ emb)  # (|cols|, |A|)
-            total = 0.0
-            for i, s in enumerate(spans):
-                lexical = self._lexical(s)
-                total += max(float(cos[:, i].max()), max((lexical.get(int(c), 0.0) for c in cols), default=0.0), 0.0)
-            out[t] = total / len(spans)
+            out[t] = sum(max(float(cos[:, i].max()), self._header_match(lex, shards), 0.0)
+                         for i, lex in enumerate(lexical)) / len(spans)
         return out
+
+    def _header_cos(self, tables, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The columns of ``tables`` and their headers' cosine with ``emb`` ((d,) or (d, n)),
+        rescaled (:func:`_rescale`): ``(cols, cos)``, ``cos`` shaped (|cols|,) or (|cols|, n)."""
+        idx = self.index
+        cols = np.asarray([int(c) for u in tables for c in idx.table_columns[u]], np.int64)
+        return cols, _rescale(idx.emb_header[cols] @ emb)
 
     def _context_tables(self, context: list[_Span], min_spec: float = 0.5, min_col: float = 0.9) -> dict[int, float]:
         """Tables holding what the question says precisely: a value it quotes, or a header an
