@@ -20,6 +20,7 @@ _EXPORTS = {
     "Engine": "raylake.search.engine",
     "Answer": "raylake.search.engine",
     "fuse": "raylake.fuse",
+    "RelevanceModel": "raylake.relevance.model",
     "RaylakeContext": "raylake.config",
     "RaylakeError": "raylake.errors",
 }

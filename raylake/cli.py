@@ -130,10 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     from raylake.intent.cli import register as register_intent
     from raylake.learn.cli import register as register_learn
     from raylake.llm.cli import register as register_llm
+    from raylake.relevance.cli import register as register_relevance
     from raylake.search.cli import register as register_ask
     from raylake.serve.cli import register as register_serve
 
-    for register in (register_ask, register_intent, register_serve, register_learn, register_llm):
+    for register in (register_ask, register_intent, register_serve, register_learn, register_relevance, register_llm):
         register(sub)
     return p
 

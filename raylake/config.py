@@ -72,6 +72,21 @@ class SearchConfig:
 
 
 @dataclass
+class RelevanceConfig:
+    """The learned relevance model (:mod:`raylake.relevance`): how it is trained and used."""
+
+    train_layers: int = 2  # top MiniLM layers fine-tuned (the rest frozen and cached; ~7 MB of weights to ship)
+    max_seq_length: int = 128  # tokens of a table text (name, headers, first rows) the encoder reads
+    epochs: int = 1  # passes over the question-table pairs
+    batch_size: int = 32  # pairs per step; the other pairs' tables are the in-batch negatives
+    lr: float = 5e-5  # AdamW learning rate of the encoder, 10 % linear warm-up
+    classifier_epochs: int = 30  # passes of the completion classifier over the candidates
+    pseudo_questions: int = 0  # self-supervised questions generated from the lake itself (raylake.relevance.pseudo)
+    recall_weight: float = 1.0  # β² of the expected F-beta that decides where a question's tables stop (1: F1)
+    seed: int = 0  # every sample, shuffle and initialisation
+
+
+@dataclass
 class LLMConfig:
     base_url: str | None = None  # OpenAI-compatible endpoint, e.g. http://localhost:8000/v1
     model: str | None = None  # model name sent to the endpoint
@@ -96,6 +111,7 @@ class RaylakeContext:
     index: IndexConfig = field(default_factory=IndexConfig)
     igms: IGMSConfig = field(default_factory=IGMSConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
 
     _current = None

@@ -353,6 +353,45 @@ class BeamSearch:
             todo = missing(todo, p)
         return p
 
+    def connect(self, tables: list[int], extra=()) -> Plan:
+        """A plan over ``tables`` (best first), each with its shards, then as many of ``extra`` as
+        the budget leaves room for, joined as the lake graph allows.
+
+        The learned completion (:mod:`raylake.relevance`) decides *which* tables a question
+        gets; this decides *how* they fuse. The first table starts the plan; then, repeatedly,
+        the table with the strongest join link to the plan joins it; a table with no direct
+        link joins through the cheapest bridge path of at most ``hops`` links (its interior
+        tables role ``bridge``); one no path reaches starts a part of its own. A table whose
+        step would pass the budget is dropped.
+        """
+        p = self._new_prefix()
+        for group in (tables, extra):
+            todo = [int(t) for t in dict.fromkeys(group)]
+            while todo:
+                todo = [t for t in todo if t not in p.tables]
+                if not todo:
+                    break
+                action = self._connect_action(p, todo)
+                res = self._apply(p, action)
+                if res is None:  # past the budget: drop this table
+                    todo.remove(action[-1][1])
+                    continue
+                p = res[0]
+        return Plan(p.steps, float(self._exact(p)) if p.rows else 0.0)
+
+    def _connect_action(self, p: _Prefix, todo: list[int]) -> tuple:
+        if p.clusters:
+            links = [(self.g.join[a][t][0], a, t) for t in todo for a in sorted(p.tables) if t in self.g.join[a]]
+            if links:
+                link, a, t = max(links, key=lambda x: (x[0].score, -todo.index(x[2]), -x[1]))
+                return ((a, t, "join", link),)
+            paths = self.g.best_paths(p.tables, self.cfg.hops)
+            reach = [(paths[t][0], todo.index(t), t) for t in todo if t in paths]
+            if reach:
+                path = paths[min(reach)[2]][1]
+                return tuple((a, b, "join", self.g.join[a][b][0]) for a, b in zip(path, path[1:]))
+        return ((None, todo[0], "start", None),)
+
     def _exact(self, p: _Prefix) -> float:
         """U of a prefix recomputed from scratch from its units (Eq. 6)."""
         n = len(p.rows)

@@ -28,6 +28,8 @@ def register(subparsers) -> None:
     s.add_argument("--preview", type=int, default=5, metavar="N", help="fused rows to show (default 5)")
     s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured")
     s.add_argument("--model-dir", default=None, metavar="DIR", help="a trained value-network checkpoint (raylake train) to guide search")
+    s.add_argument("--relevance", default="default", metavar="DIR",
+                   help="learned relevance model folder (raylake relevance train); 'default': the packaged one; 'off': the beam's plan alone")
     s.add_argument("--part-actors", action="store_true", help="answer region queries through one Ray actor per METIS part")
     s.set_defaults(func=cmd_ask)
 
@@ -37,7 +39,10 @@ def _engine(args):
 
     if args.model_dir and not os.path.isdir(args.model_dir):
         raise RaylakeError(f"--model-dir {args.model_dir}: no such folder (train one with `raylake train`)")
-    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors)
+    if args.relevance not in ("default", "off") and not os.path.isdir(args.relevance):
+        raise RaylakeError(f"--relevance {args.relevance}: no such folder (train one with `raylake relevance train`, or say 'off')")
+    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors, relevance=args.relevance,
+                 notice=lambda msg: print(f"raylake: {msg}", file=sys.stderr))
     if not args.offline:
         from raylake.llm import LLMClient
 

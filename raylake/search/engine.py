@@ -6,10 +6,11 @@
 """
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from raylake.config import RaylakeContext
+from raylake.config import RaylakeContext, SearchConfig
 from raylake.errors import RaylakeError
 from raylake.index.reader import LakeIndex
 from raylake.intent.lexicon import Lexicon
@@ -18,6 +19,19 @@ from raylake.intent.offline import OfflineExtractor
 from raylake.search.beam import BeamSearch
 from raylake.search.plan import Plan
 from raylake.search.support import Support
+
+
+@dataclass
+class Prepared:
+    """A question's budget-independent work (:meth:`Engine.prepare`)."""
+
+    question: str
+    graph: IntentGraph
+    source: str
+    support: Support
+    search: SearchConfig
+    beam_plan: Plan | None  # the beam's plan at the configured budget, when the relevance model reads it
+    timings: dict[str, float]
 
 
 @dataclass
@@ -55,7 +69,7 @@ class Engine:
     """Load an index once; answer questions against it."""
 
     def __init__(self, index_dir: str, ctx: RaylakeContext | None = None, extractor=None, scorer=None, model_dir: str | None = None,
-                 part_actors: bool = False):
+                 part_actors: bool = False, relevance: str | None = "default", notice=None):
         self.ctx = ctx or RaylakeContext.get_current()
         self.index = LakeIndex.load(index_dir)
         self.lexicon = Lexicon(self.index)
@@ -72,6 +86,7 @@ class Engine:
             from raylake.graph.parts import PartitionedGraph
 
             self.region = PartitionedGraph.from_index(self.index)
+        self.relevance = _load_relevance(relevance, self.index, self.graph, notice)
         self.index.embedder.encode(["warm up"])  # load the model now, so per-question timings are the question's own
 
     def intent(self, question: str) -> tuple[IntentGraph, str]:
@@ -85,15 +100,15 @@ class Engine:
             fuse: bool = False, out: str | None = None, preview: int = 0) -> Answer:
         """Answer one question. ``fuse`` (implied by ``out``) executes the plan; ``out`` writes
         the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the answer."""
+        return self.finish(self.prepare(question, beam), budget, fuse, out, preview)
+
+    def prepare(self, question: str, beam: int | None = None, context: bool | None = None) -> "Prepared":
+        """What does not depend on the budget: the intent graph, its support matrix and — when the
+        relevance model reads it (``context``; by default when the loaded model was trained so) —
+        the beam's plan at the configured budget."""
         if not isinstance(question, str) or not question.strip():
             raise RaylakeError("empty question: ask something, e.g. raylake ask \"which clubs have the most players?\"")
-        scfg = self.ctx.search
-        if budget is not None or beam is not None:
-            from dataclasses import replace
-
-            scfg = replace(scfg, budget=budget or scfg.budget, beam=beam or scfg.beam)
-        if scfg.budget < 1:
-            raise RaylakeError(f"--budget must be at least 1, got {scfg.budget}")
+        scfg = self.ctx.search if beam is None else replace(self.ctx.search, beam=beam)
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         graph, source = self.intent(question)
@@ -101,11 +116,42 @@ class Engine:
         t = time.perf_counter()
         support = Support(self.index, self.lexicon, graph, self.ctx.igms)
         timings["anchors"] = (time.perf_counter() - t) * 1e3
+        beam_plan = None
+        if context is None:
+            context = self.relevance is not None and self.relevance.uses_context
+        if context:
+            t = time.perf_counter()
+            beam_plan = BeamSearch(self.graph, support, scfg, self.ctx.igms, self.scorer, self.region).run()
+            timings["search"] = (time.perf_counter() - t) * 1e3
+        return Prepared(question, graph, source, support, scfg, beam_plan, timings)
+
+    def finish(self, prep: "Prepared", budget: int | None = None, fuse: bool = False, out: str | None = None,
+               preview: int = 0) -> Answer:
+        """The plan of at most ``budget`` tables for a prepared question, explained, and fused when asked."""
+        scfg = prep.search if budget is None else replace(prep.search, budget=budget)
+        if scfg.budget < 1:
+            raise RaylakeError(f"--budget must be at least 1, got {scfg.budget}")
+        timings = dict(prep.timings)
         t = time.perf_counter()
-        search = BeamSearch(self.graph, support, scfg, self.ctx.igms, self.scorer, self.region)
-        plan = search.run()
-        timings["search"] = (time.perf_counter() - t) * 1e3
-        tables, plan_json = self._explain(plan, support)
+        search = BeamSearch(self.graph, prep.support, scfg, self.ctx.igms, self.scorer, self.region)
+        probs: dict[int, float] = {}
+        chosen = []
+        if self.relevance is not None and any(search.anchors.values()):
+            # The learned completion chooses tables; the beam's plan fills what budget is left (the model
+            # adds to the rules' answer, it never takes a table away: the README's relevance section has
+            # the measurement); the lake graph joins them. A question none of whose words or values the
+            # lake holds (no anchor) stays unanswered, whatever the model says.
+            beam_plan = prep.beam_plan if prep.beam_plan is not None else search.run()
+            chosen = self.relevance.choose(prep.question, scfg.budget, prep.support.intent_tables(), beam_plan.tables,
+                                           self.ctx.relevance.recall_weight)
+            probs = dict(chosen)
+        if chosen:
+            plan = search.connect([c for c, _ in chosen], extra=beam_plan.tables)
+            timings["relevance"] = (time.perf_counter() - t) * 1e3
+        else:
+            plan = search.run()
+            timings["search"] = timings.get("search", 0.0) + (time.perf_counter() - t) * 1e3
+        tables, plan_json = self._explain(plan, prep.support, probs)
         reason = None
         if not plan.steps:
             reason = "no table in the lake supports any part of the question (no anchor above the support threshold)"
@@ -114,8 +160,8 @@ class Engine:
             t = time.perf_counter()
             fused = self._fuse(plan_json, out, preview)
             timings["fuse"] = (time.perf_counter() - t) * 1e3
-        timings["total"] = (time.perf_counter() - t0) * 1e3
-        return Answer(question, graph, source, plan, tables, timings, reason, fused,
+        timings["total"] = sum(v for k, v in timings.items() if k != "total")
+        return Answer(prep.question, prep.graph, prep.source, plan, tables, timings, reason, fused,
                       {"plan_json": plan_json, "evaluations": search.evaluations})
 
     def _fuse(self, plan_json: list[dict], out: str | None, preview: int) -> dict:
@@ -129,7 +175,7 @@ class Engine:
             summary["preview"] = result.table.slice(0, preview).to_pylist()
         return summary
 
-    def _explain(self, plan: Plan, support: Support) -> tuple[list[dict], list[dict]]:
+    def _explain(self, plan: Plan, support: Support, probs: dict[int, float]) -> tuple[list[dict], list[dict]]:
         paths = self.index.paths
         tables, steps = [], []
         for s in plan.steps:
@@ -140,6 +186,8 @@ class Engine:
                 if at.is_node and row[at.index] >= self.ctx.search.supported
             ]
             tables.append({"table": paths[s.new], "role": s.role, "supports": sup, "rows": int(self.index.tables["n_rows"][s.new])})
+            if s.new in probs:
+                tables[-1]["relevance"] = round(probs[s.new], 3)
             step = {"op": s.op, "anchor": paths[s.anchor] if s.anchor is not None else None, "new": paths[s.new]}
             if s.keys:
                 step["keys"] = {"anchor_column": s.keys[0], "new_column": s.keys[1]}
@@ -149,3 +197,18 @@ class Engine:
             step["gain"] = round(s.gain, 5)
             steps.append(step)
         return tables, steps
+
+
+def _load_relevance(which: str | None, index, graph, notice=None):
+    """The learned relevance model bound to this index: ``'default'`` (the packaged model,
+    when the package ships one), a model folder (``raylake relevance train``), or ``None``/
+    ``'off'`` for the beam's plan alone."""
+    from raylake.relevance import PACKAGED, RelevanceModel
+
+    if which in (None, "off"):
+        return None
+    if which == "default":
+        if not os.path.isfile(os.path.join(PACKAGED, "relevance.json")):
+            return None
+        which = PACKAGED
+    return RelevanceModel.load(which).for_lake(index, graph, progress=notice)

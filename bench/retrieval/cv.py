@@ -1,0 +1,243 @@
+"""Database-grouped cross-validation of the learned relevance model and its baselines.
+
+``python -m bench.retrieval.cv --lake L --index-dir IDX --questions Q [--folds 5] --out R.json``
+
+The tuning questions are split into ``--folds`` folds by database (``db_id``, read for the
+split alone and never given to a model): no database has questions in two folds. For
+each fold a relevance model is trained on the other folds' questions (``raylake.relevance.
+train.fit``, the code ``raylake relevance train`` runs) and every method that learns is
+scored on this fold's questions only:
+
+- ``raylake`` — the engine with that model (``Engine.prepare`` + ``Engine.finish``: the
+  beam's plan, then the learned completion and the graph's joins);
+- ``dense_ft`` — the same fine-tuned bi-encoder as a plain top-L retriever (DTR-style,
+  trained on the same folds);
+
+and, once over all questions (nothing of theirs is learned): ``raylake_rules`` (the engine
+without a relevance model), ``dense`` (untuned MiniLM over each table's text, file and
+folder names included when they mean something), ``bm25`` and ``hybrid`` (the harness's,
+whose BM25 documents include the same name words). ``--pseudo N`` adds ``raylake_pseudo``:
+a model trained on N pseudo-questions of the lake alone (no tuning question), scored on
+all questions; ``--pseudo-cv`` adds the fold models trained on both sources.
+
+Results follow :mod:`bench.retrieval.harness`'s layout (so :mod:`.report` renders them),
+plus ``meta.folds`` (each question's fold) and ``meta.training`` (per fold).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import replace
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(os.path.dirname(HERE), "results")
+
+
+def db_folds(db_ids: list[str], k: int, seed: int = 0) -> list[int]:
+    """Fold of each question: databases shuffled with ``seed`` and dealt round-robin into ``k`` folds."""
+    if k < 2:
+        raise ValueError("need at least 2 folds")
+    dbs = sorted(set(db_ids))
+    if len(dbs) < k:
+        raise ValueError(f"{len(dbs)} databases cannot fill {k} folds")
+    random.Random(seed).shuffle(dbs)
+    fold_of = {db: i % k for i, db in enumerate(dbs)}
+    return [fold_of[d] for d in db_ids]
+
+
+def _write(path: str, obj: dict) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, indent=1)
+    os.replace(tmp, path)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.retrieval.cv", description=__doc__.splitlines()[0])
+    p.add_argument("--lake", required=True)
+    p.add_argument("--index-dir", required=True)
+    p.add_argument("--questions", required=True, help="JSONL with id, question, gold_tables and db_id (db_id only splits folds)")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--budgets", type=int, nargs="+", default=[5, 10, 15])
+    p.add_argument("--baselines", nargs="*", default=["raylake_rules", "dense", "bm25", "hybrid"])
+    p.add_argument("--pseudo", type=int, default=0, help="also train a model on N pseudo-questions alone (raylake_pseudo)")
+    p.add_argument("--pseudo-cv", action="store_true", help="with --pseudo: also the fold models trained on questions + pseudo-questions")
+    p.add_argument("--limit-folds", type=int, default=None, help="run only the first N folds (a quick look; not a result)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    p.add_argument("--report-dir", default=RESULTS)
+    p.add_argument("--threads", type=int, default=2, help="torch threads (training and query encoding)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
+        os.environ.setdefault(k, v)
+    from raylake.errors import RaylakeError
+
+    try:
+        return _main(args)
+    except RaylakeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _say(msg: str) -> None:
+    print(f"[cv {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _main(args) -> int:
+    import torch
+
+    from bench.retrieval import harness, report
+    from bench.retrieval.metrics import aggregate
+    from raylake.config import RaylakeContext
+    from raylake.errors import RaylakeError
+    from raylake.relevance.train import fit
+    from raylake.relevance.pseudo import pseudo_questions
+    from raylake.search import Engine
+
+    torch.set_num_threads(max(1, args.threads))
+    questions = harness.load_questions(args.questions, args.lake)
+    with open(args.questions, encoding="utf-8") as fh:
+        db = {str(o["id"]): o.get("db_id") for o in map(json.loads, filter(str.strip, fh))}
+    if any(db[q["id"]] is None for q in questions):
+        raise RaylakeError("every question needs a db_id to split folds by database")
+    fold = db_folds([db[q["id"]] for q in questions], args.folds, args.seed)
+    cfg = RaylakeContext.get_current().relevance
+    budgets = sorted(set(args.budgets))
+
+    # non-learned methods over all questions, in the harness (bm25/hybrid) or here (dense, raylake_rules)
+    harness_methods = [m for m in args.baselines if m in ("bm25", "hybrid")]
+    result = harness.run(args.index_dir, questions, budgets, harness_methods, progress=True,
+                         meta_extra={"questions_file": os.path.abspath(args.questions)})
+    engine = Engine(args.index_dir, relevance=None)
+    index = engine.index
+    result["meta"]["folds"] = {q["id"]: f for q, f in zip(questions, fold)}
+    result["meta"]["training"] = {}
+    result["meta"]["relevance_config"] = cfg.__dict__.copy()
+    gold = {q["id"]: q["gold_tables"] for q in questions}
+
+    def record(name, preds, lats, extra=None):
+        ids = [q["id"] for q in questions if q["id"] in preds[str(budgets[0])]]
+        result["methods"][name] = {"L": {str(b): aggregate([gold[i] for i in ids], [preds[str(b)][i] for i in ids],
+                                                          [lats[str(b)][i] for i in ids]) for b in budgets}}
+        result["predictions"][name] = preds
+        result["latencies_ms"][name] = lats
+        result["meta"]["method"][name] = {"n_questions": len(ids), **(extra or {})}
+        _write(args.out, result)
+        _say(f"{name}: " + "  ".join(f"L={b} F1 {result['methods'][name]['L'][str(b)]['f1']:.3f} "
+                                       f"Suff {result['methods'][name]['L'][str(b)]['sufficiency']:.3f}" for b in budgets))
+
+    # one prepare per question: intent graph, support, the beam's plan (the classifier's context)
+    _say(f"preparing {len(questions)} questions (intent, support, beam)")
+    preps, prep_ms = {}, {}
+    for k, q in enumerate(questions):
+        index.embedder._cache.clear()
+        t = time.perf_counter()
+        preps[q["id"]] = engine.prepare(q["question"], context=True)
+        prep_ms[q["id"]] = (time.perf_counter() - t) * 1e3
+        if (k + 1) % 200 == 0:
+            _say(f"prepared {k + 1}/{len(questions)}")
+    by_text = {q["question"]: preps[q["id"]] for q in questions}
+
+    def context(question):
+        p = by_text.get(question)
+        return (p.support.intent_tables(), p.beam_plan.tables) if p is not None else ((), ())
+
+    if "raylake_rules" in args.baselines:
+        preds, lats = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        for q in questions:
+            p = replace(preps[q["id"]], beam_plan=None)
+            t0 = (p.timings.get("intent", 0.0) + p.timings.get("anchors", 0.0))
+            for b in budgets:
+                t = time.perf_counter()
+                ans = engine.finish(p, b)
+                preds[str(b)][q["id"]] = ans.paths
+                lats[str(b)][q["id"]] = round(t0 + (time.perf_counter() - t) * 1e3, 3)
+        record("raylake_rules", preds, lats, {"params": "Engine(relevance=None): the beam's plan alone"})
+
+    if "dense" in args.baselines:
+        from raylake.relevance.encoder import BiEncoder
+        from raylake.relevance.model import table_texts
+
+        base = BiEncoder(None, cfg.max_seq_length, cfg.train_layers, heads=1)
+        emb = base.encode(table_texts(index))[0]
+        preds, lats = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        for q in questions:
+            t = time.perf_counter()
+            s = emb @ base.encode([q["question"]])[0, 0]
+            order = np.argsort(-s, kind="stable")
+            ms = (time.perf_counter() - t) * 1e3
+            for b in budgets:
+                preds[str(b)][q["id"]] = [index.paths[int(i)] for i in order[:b]]
+                lats[str(b)][q["id"]] = round(ms, 3)
+        record("dense", preds, lats, {"params": "untuned MiniLM over name words + headers + first rows (128 tokens)"})
+
+    def evaluate(name_rl, name_ft, model, qs, train_info):
+        engine.relevance = model.for_lake(index, engine.graph, cache=False)
+        for q in qs:
+            index.embedder._cache.clear()
+            p = preps[q["id"]]
+            for b in budgets:
+                t = time.perf_counter()
+                ans = engine.finish(p, b)
+                preds_rl[str(b)][q["id"]] = ans.paths
+                lats_rl[str(b)][q["id"]] = round(prep_ms[q["id"]] + (time.perf_counter() - t) * 1e3, 3)
+            if name_ft:
+                t = time.perf_counter()
+                order = np.argsort(-engine.relevance.scores(q["question"]), kind="stable")
+                ms = (time.perf_counter() - t) * 1e3
+                for b in budgets:
+                    preds_ft[str(b)][q["id"]] = [index.paths[int(i)] for i in order[:b]]
+                    lats_ft[str(b)][q["id"]] = round(ms, 3)
+        engine.relevance = None
+        result["meta"]["training"].setdefault(name_rl, []).append(train_info)
+
+    pseudo = []
+    if args.pseudo > 0:
+        pseudo = [(p.question, p.tables) for p in pseudo_questions(index, args.pseudo, seed=cfg.seed)]
+        _say(f"training on {len(pseudo)} pseudo-questions alone")
+        model, info = fit(index, pseudo, cfg, context=None, progress=_say)
+        preds_rl, lats_rl = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        evaluate("raylake_pseudo", None, model, questions, {k: v for k, v in info.items() if not k.endswith("_loss")})
+        record("raylake_pseudo", preds_rl, lats_rl, {"params": f"trained on {len(pseudo)} pseudo-questions of the lake, no tuning question"})
+
+    variants = [("raylake", "dense_ft", [])]
+    if pseudo and args.pseudo_cv:
+        variants.append(("raylake_both", None, pseudo))
+    folds = range(args.folds if args.limit_folds is None else min(args.limit_folds, args.folds))
+    for name_rl, name_ft, extra in variants:
+        preds_rl, lats_rl = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        preds_ft, lats_ft = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        for f in folds:
+            train_q = [q for q, g in zip(questions, fold) if g != f]
+            test_q = [q for q, g in zip(questions, fold) if g == f]
+            assert not {db[q["id"]] for q in train_q} & {db[q["id"]] for q in test_q}
+            examples = [(q["question"], [index.path_id[t] for t in q["gold_tables"]]) for q in train_q] + extra
+            _say(f"{name_rl} fold {f}: training on {len(train_q)} questions (+{len(extra)} pseudo), scoring {len(test_q)}")
+            model, info = fit(index, examples, cfg, context=context, progress=_say)
+            info = {k: v for k, v in info.items() if not k.endswith("_loss")} | {"fold": f, "n_test": len(test_q)}
+            evaluate(name_rl, name_ft, model, test_q, info)
+            record(name_rl, preds_rl, lats_rl, {"params": "Engine with the fold's relevance model", "folds_done": f + 1})
+            if name_ft:
+                record(name_ft, preds_ft, lats_ft, {"params": "the fold's fine-tuned bi-encoder, top L", "folds_done": f + 1})
+    result["meta"]["wall_s"] = round(time.time() - result["meta"]["started_unix"], 1)
+    _write(args.out, result)
+    stem = os.path.splitext(os.path.basename(args.out))[0]
+    md, png = report.write(result, args.report_dir, stem)
+    print(report.markdown(result))
+    print(f"wrote {args.out}, {md}, {png}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

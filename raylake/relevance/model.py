@@ -1,0 +1,173 @@
+"""The learned relevance model: a fine-tuned bi-encoder and a completion classifier, saved
+as one folder, and its view of one lake.
+
+A model folder holds ``relevance.json`` (format, base model, sizes, features, how it was
+trained), ``encoder.safetensors`` (the fine-tuned top layers, float16) and
+``classifier.safetensors``. Everything loads as plain tensors: a model folder cannot run
+code. :class:`LakeRelevance` binds a model to an index: the lake's table embeddings under
+the fine-tuned encoder are computed once and cached beside the index (keyed by the model's
+fingerprint and the index build), then each question costs one short encoder pass and a
+classifier call over its candidates.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+
+import numpy as np
+
+from raylake.errors import RaylakeError
+from raylake.relevance.classifier import CompletionClassifier
+from raylake.relevance.encoder import BiEncoder
+from raylake.relevance.features import FEATURES, CandidateFeatures
+from raylake.relevance.select import choose
+from raylake.relevance.text import table_text
+
+FORMAT = 1
+PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+
+
+class RelevanceModel:
+    def __init__(self, encoder: BiEncoder, classifier: CompletionClassifier, meta: dict):
+        self.encoder, self.classifier, self.meta = encoder, classifier, meta
+
+    @classmethod
+    def fresh(cls, model_path: str | None = None, max_seq_length: int = 128, train_layers: int = 2, hidden: int = 64,
+              heads: int = 2) -> "RelevanceModel":
+        enc = BiEncoder(model_path, max_seq_length, train_layers, heads)
+        meta = {"format": FORMAT, "max_seq_length": max_seq_length, "train_layers": train_layers, "hidden": hidden, "heads": heads,
+                "features": list(FEATURES), "base_model": os.path.basename(os.path.normpath(enc_path(model_path)))}
+        return cls(enc, CompletionClassifier(len(FEATURES), hidden), meta)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.meta.get("fingerprint", "untrained")
+
+    # ------------------------------------------------------------------ persistence
+
+    def save(self, path: str) -> None:
+        """Write the folder atomically: a crash mid-write leaves any previous model at ``path`` intact."""
+        from safetensors.torch import save_file
+
+        parent = os.path.dirname(os.path.abspath(path)) or "."
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".relevance-", dir=parent)
+        try:
+            save_file(self.encoder.top_state(), os.path.join(tmp, "encoder.safetensors"))
+            save_file({k: v.contiguous() for k, v in self.classifier.state_dict().items()}, os.path.join(tmp, "classifier.safetensors"))
+            digest = hashlib.sha256()
+            for name in ("encoder.safetensors", "classifier.safetensors"):
+                with open(os.path.join(tmp, name), "rb") as fh:
+                    digest.update(fh.read())
+            self.meta["fingerprint"] = digest.hexdigest()[:16]
+            with open(os.path.join(tmp, "relevance.json"), "w", encoding="utf-8") as fh:
+                json.dump(self.meta, fh, indent=2)
+            old = None
+            if os.path.exists(path):
+                old = path + f".old-{os.getpid()}"
+                os.replace(path, old)
+            os.replace(tmp, path)
+            if old:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str, model_path: str | None = None) -> "RelevanceModel":
+        from safetensors.torch import load_file
+
+        meta_path = os.path.join(path, "relevance.json")
+        if not os.path.isfile(meta_path):
+            raise RaylakeError(f"{path!r} is not a relevance model folder (no relevance.json); train one with `raylake relevance train`")
+        try:
+            with open(meta_path, encoding="utf-8") as fh:
+                meta = json.load(fh)
+        except ValueError:
+            raise RaylakeError(f"{meta_path!r} is not valid JSON: the model folder is damaged; train it again") from None
+        if meta.get("format") != FORMAT:
+            raise RaylakeError(f"relevance model {path!r} has format {meta.get('format')!r}, this raylake reads {FORMAT}; train it again")
+        if meta.get("features") != list(FEATURES):
+            raise RaylakeError(f"relevance model {path!r} was trained on other features; train it again with this raylake")
+        model = cls.fresh(model_path, meta["max_seq_length"], meta["train_layers"], meta["hidden"], meta.get("heads", 1))
+        model.meta = meta
+        try:
+            model.encoder.load_top_state(load_file(os.path.join(path, "encoder.safetensors")))
+            model.classifier.load_state_dict(load_file(os.path.join(path, "classifier.safetensors")))
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise RaylakeError(f"relevance model {path!r} could not be loaded ({exc}); train it again") from None
+        model.classifier.eval()
+        return model
+
+    def for_lake(self, index, graph=None, cache: bool = True, progress=None) -> "LakeRelevance":
+        return LakeRelevance(self, index, graph or index.graph, cache, progress)
+
+
+def enc_path(model_path: str | None) -> str:
+    from raylake.config import resolve_model_path
+
+    return resolve_model_path(model_path)
+
+
+def table_texts(index) -> list[str]:
+    return [table_text(p, c) for p, c in zip(index.paths, index.tables["text"])]
+
+
+class LakeRelevance:
+    """A :class:`RelevanceModel` bound to one index: scores, candidates, the chosen set."""
+
+    def __init__(self, model: RelevanceModel, index, graph, cache: bool = True, progress=None):
+        self.model, self.index, self.graph = model, index, graph
+        self.table_emb = self._table_embeddings(cache, progress)
+        self.features = CandidateFeatures(index, graph)
+        self.scores("warm up")  # the first pass allocates; per-question timings should be the question's own
+
+    def _table_embeddings(self, cache: bool, progress) -> np.ndarray:
+        path = os.path.join(self.index.build, f"relevance-{self.model.fingerprint}.npy")
+        if cache and os.path.isfile(path):
+            emb = np.load(path)
+            if emb.shape == (len(self.model.encoder.heads), self.index.n_tables, self.model.encoder.dim):
+                return emb
+        t = time.perf_counter()
+        if progress is not None:
+            progress(f"first use of this relevance model on this index: embedding its {self.index.n_tables:,} tables (cached after)")
+        emb = self.model.encoder.encode(table_texts(self.index))
+        if progress is not None:
+            progress(f"embedded {emb.shape[1]:,} tables for the relevance model in {time.perf_counter() - t:.1f} s")
+        if cache:
+            try:  # the cache is an optimisation: a read-only index still answers
+                tmp = path + f".tmp-{os.getpid()}.npy"
+                np.save(tmp, emb)
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        return emb
+
+    def scores(self, question: str) -> np.ndarray:
+        """``(T,)`` bi-encoder cosine of the question with every table, the mean over the heads."""
+        q = self.model.encoder.encode([question])[:, 0]  # (heads, d)
+        return np.einsum("htd,hd->t", self.table_emb, q) / len(q)
+
+    @property
+    def uses_context(self) -> bool:
+        """Whether the model was trained with the extractor's and the beam's choices as features
+        (then the engine runs the beam first); a model trained without them never sees them."""
+        return bool(self.model.meta.get("context"))
+
+    def rank(self, question: str, intent_tables=(), plan_tables=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates, their features and the classifier's probabilities."""
+        if not self.uses_context:
+            intent_tables, plan_tables = (), ()
+        cand, X = self.features.candidates(question, self.scores(question), intent_tables, plan_tables)
+        return cand, X, self.model.classifier.predict(X)
+
+    def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0) -> list[tuple[int, float]]:
+        """The tables the question gets (at most ``budget``), each with its probability, best first."""
+        cand, _, p = self.rank(question, intent_tables, plan_tables)
+        prob = dict(zip(cand.tolist(), p.tolist()))
+        chosen = choose(cand, p, self.graph.shard_of, budget, recall_weight)
+        return [(t, prob[t]) for t in chosen]
