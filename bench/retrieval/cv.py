@@ -77,7 +77,30 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def common(result: dict, questions_file: str) -> dict:
+    """Every method's metrics on the questions all methods scored (a run stopped after some
+    folds compares the learned methods with the baselines on the same questions)."""
+    from bench.retrieval.metrics import aggregate
+
+    with open(questions_file, encoding="utf-8") as fh:
+        gold = {str(o["id"]): o["gold_tables"] for o in map(json.loads, filter(str.strip, fh))}
+    preds = result["predictions"]
+    out = {}
+    for b in sorted({b for p in preds.values() for b in p}, key=int):
+        ids = set.intersection(*(set(p[b]) for p in preds.values()))
+        ids = sorted(ids)
+        out[b] = {m: aggregate([gold[i] for i in ids], [p[b][i] for i in ids], [result["latencies_ms"][m][b][i] for i in ids])
+                  for m, p in preds.items()}
+    return out
+
+
 def main(argv=None) -> int:
+    if argv is None and len(sys.argv) == 4 and sys.argv[1] == "--common":  # python -m bench.retrieval.cv --common R.json Q.jsonl
+        for b, ms in common(json.load(open(sys.argv[2])), sys.argv[3]).items():
+            for m, x in ms.items():
+                print(f"L={b:>2} {m:<10} n {x['n']:>4}  F1 {x['f1']:.3f}  Sufficiency {x['sufficiency']:.3f}  "
+                      f"p50 {x['latency_p50_ms']:.0f} ms  p95 {x['latency_p95_ms']:.0f} ms")
+        return 0
     args = parser().parse_args(argv)
     for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
         os.environ.setdefault(k, v)

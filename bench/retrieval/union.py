@@ -1,13 +1,13 @@
-"""Score the learned completion's tables followed by the rules' plan, from two runs' predictions.
+"""Score the rules' plan followed by the learned completion's tables, from two runs' predictions.
 
 ``python -m bench.retrieval.union --learned CV.json --rules RULES.json --questions Q [--out U.json]``
 
 ``CV.json`` is a :mod:`bench.retrieval.cv` run (its ``raylake`` predictions: the engine's
 learned choice alone, per fold); ``RULES.json`` a :mod:`bench.retrieval` run of the engine
-without a relevance model. For every question and budget L the list is the learned tables,
-then the rules' tables not yet in it, cut at L — what ``Engine.finish`` returns (the rules'
-plan fills the budget the learned choice leaves), up to the bridge tables the engine adds
-to join them. Questions are those both runs scored; the metrics are
+without a relevance model. For every question and budget L the list is the rules' tables,
+then the learned tables not yet in it, cut at L — what ``Engine.finish`` returns (the
+learned choice adds to the rules' plan), except that the engine adds bridge tables to join
+them and leaves out a learned table no join path reaches. Questions are those both runs scored; the metrics are
 :mod:`bench.retrieval.metrics`'.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bench.retrieval.metrics import aggregate
 
 
 def combine(learned: dict, rules: dict, budget: int) -> dict:
-    return {q: list(dict.fromkeys(learned[q] + rules.get(q, [])))[:budget] for q in learned}
+    return {q: list(dict.fromkeys(rules.get(q, []) + learned[q]))[:budget] for q in learned}
 
 
 def main(argv=None) -> int:
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     for b in sorted(set(learned) & set(rules), key=int):
         ids = [q for q in learned[b] if q in rules[b]]
         rows = {"learned": {q: learned[b][q] for q in ids}, "rules": {q: rules[b][q] for q in ids}}
-        rows["learned+rules"] = combine(rows["learned"], rows["rules"], int(b))
+        rows["rules+learned"] = combine(rows["learned"], rows["rules"], int(b))
         out[b] = {name: aggregate([gold[q] for q in ids], [r[q] for q in ids], [0.0] * len(ids)) for name, r in rows.items()}
         for name, m in out[b].items():
             print(f"L={b:>2} {name:<14} n {m['n']:>4}  F1 {m['f1']:.3f}  Sufficiency {m['sufficiency']:.3f}  "

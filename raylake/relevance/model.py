@@ -66,6 +66,9 @@ class RelevanceModel:
             self.meta["fingerprint"] = digest.hexdigest()[:16]
             with open(os.path.join(tmp, "relevance.json"), "w", encoding="utf-8") as fh:
                 json.dump(self.meta, fh, indent=2)
+            os.chmod(tmp, 0o755)  # mkdtemp's 0700 would hide a shared model from its other users
+            for name in os.listdir(tmp):
+                os.chmod(os.path.join(tmp, name), 0o644)
             old = None
             if os.path.exists(path):
                 old = path + f".old-{os.getpid()}"

@@ -361,8 +361,8 @@ class BeamSearch:
         gets; this decides *how* they fuse. The first table starts the plan; then, repeatedly,
         the table with the strongest join link to the plan joins it; a table with no direct
         link joins through the cheapest bridge path of at most ``hops`` links (its interior
-        tables role ``bridge``); one no path reaches starts a part of its own. A table whose
-        step would pass the budget is dropped.
+        tables role ``bridge``). A table no path reaches, or whose step would pass the budget,
+        is left out: a plan is one connected join tree, which fusion needs.
         """
         p = self._new_prefix()
         for group in (tables, extra):
@@ -372,6 +372,8 @@ class BeamSearch:
                 if not todo:
                     break
                 action = self._connect_action(p, todo)
+                if action is None:  # none of the rest can be joined to the plan: fusion could not use them
+                    break
                 res = self._apply(p, action)
                 if res is None:  # past the budget: drop this table
                     todo.remove(action[-1][1])
@@ -390,6 +392,7 @@ class BeamSearch:
             if reach:
                 path = paths[min(reach)[2]][1]
                 return tuple((a, b, "join", self.g.join[a][b][0]) for a, b in zip(path, path[1:]))
+            return None
         return ((None, todo[0], "start", None),)
 
     def _exact(self, p: _Prefix) -> float:

@@ -137,16 +137,17 @@ class Engine:
         probs: dict[int, float] = {}
         chosen = []
         if self.relevance is not None and any(search.anchors.values()):
-            # The learned completion chooses tables; the beam's plan fills what budget is left (the model
-            # adds to the rules' answer, it never takes a table away: the README's relevance section has
-            # the measurement); the lake graph joins them. A question none of whose words or values the
-            # lake holds (no anchor) stays unanswered, whatever the model says.
+            # The beam's plan comes first and the learned completion adds the tables it chose that join it,
+            # within the budget: the model adds to the rules' answer and never takes a table away, and a
+            # wrong first choice of the model cannot displace a connected plan (the README's relevance
+            # section has the measurement). A question none of whose words or values the lake holds (no
+            # anchor) stays unanswered, whatever the model says.
             beam_plan = prep.beam_plan if prep.beam_plan is not None else search.run()
             chosen = self.relevance.choose(prep.question, scfg.budget, prep.support.intent_tables(), beam_plan.tables,
                                            self.ctx.relevance.recall_weight)
             probs = dict(chosen)
         if chosen:
-            plan = search.connect([c for c, _ in chosen], extra=beam_plan.tables)
+            plan = search.connect(beam_plan.tables, extra=[c for c, _ in chosen])
             timings["relevance"] = (time.perf_counter() - t) * 1e3
         else:
             plan = search.run()
