@@ -15,7 +15,6 @@ how these combine; nothing here is weighted by hand.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -28,7 +27,6 @@ FEATURES = (
     "join_best", "join_top3", "hop_best", "n_top5_joined", "bridge", "is_shard_mate", "cluster_size", "log_degree",
     "intent", "plan", "named_lake",
 )
-_VALUE = re.compile(r"[\w][\w .'&/-]*[\w]|\w")
 _STOP = frozenset("a an the of in on at to for by with and or is are was were be what which who whom how many much "
                   "show list find give return all each every that this those these their its his her from as do does "
                   "did have has than more most less least number count name names".split())

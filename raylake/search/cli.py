@@ -137,6 +137,8 @@ def print_answer(a: dict, file=sys.stdout) -> None:
         w(f"  {i:>2}. {t['table']:<32} {t['role']:<11} {t['rows']:>8,} rows   {how}")
         if sup:
             w(f"      supports: {sup}")
+        if "relevance" in t:
+            w(f"      needed with probability {t['relevance']:.2f} (learned relevance model)")
     f = a.get("fused")
     if f:
         w(f"Fused: {f['rows']:,} rows × {len(f['columns'])} columns" + (f", written to {f['path']}" if f.get("path") else ""))
