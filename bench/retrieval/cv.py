@@ -74,6 +74,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.add_argument("--report-dir", default=RESULTS)
     p.add_argument("--threads", type=int, default=2, help="torch threads (training and query encoding)")
+    p.add_argument("--models-dir", default=None,
+                   help="save each fold's model under DIR/<method>-fold<k>, and load it from there when present "
+                        "(a rerun rescores without retraining; delete DIR after changing the training)")
+    p.add_argument("--recall-weights", type=float, nargs="*", default=[],
+                   help="also score the engine with these β² of the expected F-beta stop (raylake_b<β²>): the "
+                        "operating points of the same fold models; the default β² = 1 is fixed in advance, not chosen here")
     return p
 
 
@@ -124,6 +130,7 @@ def _main(args) -> int:
     from bench.retrieval.metrics import aggregate
     from raylake.config import RaylakeContext
     from raylake.errors import RaylakeError
+    from raylake.relevance.model import RelevanceModel
     from raylake.relevance.train import fit
     from raylake.relevance.pseudo import pseudo_questions
     from raylake.search import Engine
@@ -205,16 +212,23 @@ def _main(args) -> int:
                 lats[str(b)][q["id"]] = round(ms, 3)
         record("dense", preds, lats, {"params": "untuned MiniLM over name words + headers + first rows (128 tokens)"})
 
+    weights = [w for w in dict.fromkeys(args.recall_weights) if w != cfg.recall_weight]
+    by_weight = {w: ({str(b): {} for b in budgets}, {str(b): {} for b in budgets}) for w in weights}
+
     def evaluate(name_rl, name_ft, model, qs, train_info):
         engine.relevance = model.for_lake(index, engine.graph, cache=False)
         for q in qs:
             index.embedder._cache.clear()
             p = preps[q["id"]]
-            for b in budgets:
-                t = time.perf_counter()
-                ans = engine.finish(p, b)
-                preds_rl[str(b)][q["id"]] = ans.paths
-                lats_rl[str(b)][q["id"]] = round(prep_ms[q["id"]] + (time.perf_counter() - t) * 1e3, 3)
+            for w, (preds_w, lats_w) in [(None, (preds_rl, lats_rl))] + (list(by_weight.items()) if name_ft else []):
+                if w is not None:
+                    engine.ctx = replace(engine.ctx, relevance=replace(cfg, recall_weight=w))
+                for b in budgets:
+                    t = time.perf_counter()
+                    ans = engine.finish(p, b)
+                    preds_w[str(b)][q["id"]] = ans.paths
+                    lats_w[str(b)][q["id"]] = round(prep_ms[q["id"]] + (time.perf_counter() - t) * 1e3, 3)
+                engine.ctx = base_ctx
             if name_ft:
                 t = time.perf_counter()
                 order = np.argsort(-engine.relevance.scores(q["question"]), kind="stable")
@@ -234,6 +248,7 @@ def _main(args) -> int:
         evaluate("raylake_pseudo", None, model, questions, {k: v for k, v in info.items() if not k.endswith("_loss")})
         record("raylake_pseudo", preds_rl, lats_rl, {"params": f"trained on {len(pseudo)} pseudo-questions of the lake, no tuning question"})
 
+    base_ctx = engine.ctx
     variants = [("raylake", "dense_ft", [])]
     if pseudo and args.pseudo_cv:
         variants.append(("raylake_both", None, pseudo))
@@ -246,11 +261,24 @@ def _main(args) -> int:
             test_q = [q for q, g in zip(questions, fold) if g == f]
             assert not {db[q["id"]] for q in train_q} & {db[q["id"]] for q in test_q}
             examples = [(q["question"], [index.path_id[t] for t in q["gold_tables"]]) for q in train_q] + extra
-            _say(f"{name_rl} fold {f}: training on {len(train_q)} questions (+{len(extra)} pseudo), scoring {len(test_q)}")
-            model, info = fit(index, examples, cfg, context=context, progress=_say)
-            info = {k: v for k, v in info.items() if not k.endswith("_loss")} | {"fold": f, "n_test": len(test_q)}
+            saved = os.path.join(args.models_dir, f"{name_rl}-fold{f}") if args.models_dir else None
+            if saved and os.path.isfile(os.path.join(saved, "relevance.json")):
+                _say(f"{name_rl} fold {f}: loading {saved}, scoring {len(test_q)}")
+                model = RelevanceModel.load(saved)
+                info = dict(model.meta.get("training", {}), loaded_from=saved)
+            else:
+                _say(f"{name_rl} fold {f}: training on {len(train_q)} questions (+{len(extra)} pseudo), scoring {len(test_q)}")
+                model, info = fit(index, examples, cfg, context=context, progress=_say)
+                info = {k: v for k, v in info.items() if not k.endswith("_loss")}
+                if saved:
+                    model.save(saved)
+            info |= {"fold": f, "n_test": len(test_q)}
             evaluate(name_rl, name_ft, model, test_q, info)
             record(name_rl, preds_rl, lats_rl, {"params": "Engine with the fold's relevance model", "folds_done": f + 1})
+            if name_ft:
+                for w, (preds_w, lats_w) in by_weight.items():
+                    record(f"raylake_b{w:g}", preds_w, lats_w,
+                           {"params": f"the fold models, expected F-beta stop with beta^2 = {w:g}", "folds_done": f + 1})
             if name_ft:
                 record(name_ft, preds_ft, lats_ft, {"params": "the fold's fine-tuned bi-encoder, top L", "folds_done": f + 1})
     result["meta"]["wall_s"] = round(time.time() - result["meta"]["started_unix"], 1)
