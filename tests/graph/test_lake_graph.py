@@ -64,3 +64,16 @@ def test_paths_are_the_cheapest_within_the_hop_limit_on_random_graphs():
                 links = [g.join_score(a, b) for a, b in zip(path, path[1:])]
                 assert all(sc >= min_join for sc in links)
                 assert math.isclose(cost, -sum(math.log(sc) for sc in links), abs_tol=1e-9)
+
+
+def test_search_min_join_keeps_every_link_a_default_index_stores(example_index):
+    # search walked every stored link (min_join 0.0) before min_join became one config field at
+    # the index's join_threshold: the same paths only while no stored link scores below it
+    from raylake.config import IndexConfig, SearchConfig
+    from raylake.index.reader import LakeIndex
+
+    g = LakeIndex.load(example_index).graph
+    scores = [l.score for t in range(g.n_tables) for links in g.join[t].values() for l in links]
+    assert scores and min(scores) >= IndexConfig().join_threshold >= SearchConfig().min_join
+    for s in range(g.n_tables):
+        assert g.paths_from(s, 2, SearchConfig().min_join) == g.paths_from(s, 2, 0.0)
