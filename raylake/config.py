@@ -69,6 +69,21 @@ class SearchConfig:
     screen: int = 4  # per prefix, only the screen·B actions with the best batched table-unit gain are evaluated exactly
     supported: float = 0.5  # an atom whose best support ψ in the plan reaches this is supported
     max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
+    # weakest join link a join path of search or of the offline extractor may use: the index's
+    # join_threshold, so every link a default index keeps (search read 0.0 and the extractor 0.3
+    # before: the same paths, as no stored link scores below 0.3)
+    min_join: float = 0.3
+
+
+@dataclass
+class LearnConfig:
+    """The lake as the learned value network sees it (:mod:`raylake.learn`)."""
+
+    # join links weaker than this are no edges of the trajectories' lake H⁺, of the Q scorer's
+    # features or of the relevance model's pseudo-questions: stricter than search's min_join on
+    # purpose (a walk should follow real joins; 25 % of the Spider lake's links score 0.3–0.5),
+    # and what the shipped models were trained with
+    min_join: float = 0.5
 
 
 @dataclass
@@ -112,6 +127,7 @@ class RaylakeContext:
     igms: IGMSConfig = field(default_factory=IGMSConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
+    learn: LearnConfig = field(default_factory=LearnConfig)
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
 
     _current = None

@@ -30,6 +30,10 @@ A plan is an ordered list of steps (``start``, ``join``, ``union``). Fusion runs
 Output columns are ``<part>.<column>`` (``<part>`` is the first table's path without its
 extension) plus ``_provenance``: for every row, the source file of each part it came from,
 joined by ``" ⋈ "`` — so a row of a union shard names that shard.
+
+``Fused.sql`` is the same computation as one DuckDB statement over the lake files (the joins
+that ran, the row cap where it cut): DuckDB's own CSV reader types the columns, so a column
+raylake reads as text may come back typed differently, but the rows are the same.
 """
 from __future__ import annotations
 
@@ -51,6 +55,7 @@ class Fused:
     truncated: bool = False
     warnings: list[str] = field(default_factory=list)
     path: str | None = None
+    sql: str = ""  # the fusion as one DuckDB statement over the lake files (module docstring)
 
     def summary(self) -> dict:
         return {
@@ -96,12 +101,10 @@ def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
     import pyarrow.fs as pafs
 
     from raylake.errors import SkipFile
-    from raylake.lake.files import _split_glob
     from raylake.lake.read import read_table
 
     if "://" in lake_root:
-        base_uri, _ = _split_glob(lake_root)
-        fs, base = pafs.FileSystem.from_uri(base_uri)
+        fs, base = pafs.FileSystem.from_uri(_lake_base(lake_root))
     else:
         fs, base = pafs.LocalFileSystem(), lake_root
     location = f"{base.rstrip('/')}/{relpath}"
@@ -114,6 +117,27 @@ def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
         return read_table(relpath, data)
     except SkipFile as exc:
         raise FusionError(f"table {relpath} can no longer be read ({exc}): re-run raylake index") from None
+
+
+def _lake_base(lake_root: str) -> str:
+    """The folder (or URI prefix) lake paths are relative to: a glob lake's fixed prefix."""
+    from raylake.lake.files import _split_glob
+
+    return _split_glob(lake_root)[0] if "://" in lake_root else lake_root
+
+
+def _scan(lake_root: str, relpath: str) -> str:
+    """DuckDB table function reading one lake file (``Fused.sql``)."""
+    from raylake.lake.read import file_kind
+
+    location = _lit(f"{_lake_base(lake_root).rstrip('/')}/{relpath}")
+    if file_kind(relpath) == "parquet":
+        return f"read_parquet({location})"
+    return f"read_csv({location})"  # DuckDB sniffs the delimiter, header and types
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _q(name: str) -> str:
@@ -187,17 +211,22 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
 
     labels = [_label(p[0]) for p in parts]
     part_info = []
+    ctes = []  # the temp tables below as the common table expressions of Fused.sql
     for k, members in enumerate(parts):
-        selects = []
+        selects, scans = [], []
         for m in members:
             name = f"m{len(tables)}_{abs(hash(m)) % 10**8}"
             con.register(name, load(m))
             cols = ", ".join(f"{_q(c)} AS {_q(canon[m][c])}" for c in load(m).column_names)
-            selects.append(f"SELECT {cols}, '{m.replace(chr(39), chr(39) * 2)}' AS _src FROM {name}")
+            selects.append(f"SELECT {cols}, {_lit(m)} AS _src FROM {name}")
+            scans.append(f"SELECT {cols}, {_lit(m)} AS _src FROM {_scan(lake_root, m)}")
         con.sql(f"CREATE TEMP TABLE p{k} AS " + " UNION ALL BY NAME ".join(selects))
+        ctes.append(f"p{k} AS (" + " UNION ALL BY NAME ".join(scans) + ")")
         out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != "_src"]
         proj = ", ".join(f"{_q(c)} AS {_q(labels[k] + '.' + c)}" for c in out_cols)
-        con.sql(f"CREATE TEMP TABLE q{k} AS SELECT {proj}{', ' if proj else ''}_src AS _src{k} FROM p{k}")
+        part_sql = f"SELECT {proj}{', ' if proj else ''}_src AS _src{k} FROM p{k}"
+        con.sql(f"CREATE TEMP TABLE q{k} AS {part_sql}")
+        ctes.append(f"q{k} AS ({part_sql})")
         part_info.append({"label": labels[k], "tables": members, "rows": con.sql(f"SELECT count(*) FROM q{k}").fetchall()[0][0]})
 
     types = {}
@@ -245,6 +274,7 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
                 continue
             warnings.append(f"join {anchor}.{ka} = {new}.{kn} matched no rows")
         con.sql(f"CREATE TEMP TABLE j{i} AS SELECT a.*, b.* {src}{limit}")
+        ctes.append(f"j{i} AS (SELECT a.*, b.* {src}{limit})")
         current = f"j{i}"
         rows = min(n, max_rows)
         fused_steps.append({"op": "join", "new": new, "rows": rows})
@@ -258,8 +288,10 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
     cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]
     prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
     select = ", ".join(_q(c) for c in cols)
-    table = con.sql(f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}").arrow()
+    final = f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}"
+    table = con.sql(final).arrow()
     if not isinstance(table, pa.Table):  # DuckDB ≥ 1.4 may hand back a RecordBatchReader
         table = table.read_all()
     con.close()
-    return Fused(table, part_info, fused_steps, truncated, warnings)
+    sql = "WITH " + ",\n".join(ctes) + "\n" + final
+    return Fused(table, part_info, fused_steps, truncated, warnings, sql=sql)

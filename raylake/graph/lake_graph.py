@@ -155,24 +155,34 @@ class LakeGraph:
         return best
 
     def paths_from(self, source: int, max_hops: int, min_join: float = 0.0) -> dict[int, tuple[float, list[int]]]:
-        """Dijkstra from one table over join links, at most ``max_hops`` links (cached)."""
+        """Cheapest join path from one table to each table within ``max_hops`` links (cached).
+
+        Dijkstra over (table, hops) states: a table popped before may still be worth expanding
+        when it is popped again with fewer hops used, since the cheap path that reached it
+        first may have spent the hops a farther table needs. A state is expanded only when it
+        uses fewer hops than every earlier (cheaper) one of its table, so each table is
+        expanded at most ``max_hops + 1`` times.
+        """
         key = (source, max_hops, min_join)
         cache = self.__dict__.setdefault("_paths_cache", {})
         hit = cache.get(key)
         if hit is not None:
             return hit
         best: dict[int, tuple[float, list[int]]] = {}
+        fewest: dict[int, int] = {}  # table -> fewest hops of a state of it expanded so far
         heap = [(0.0, 0, source, [source])]
         while heap:
             cost, hops, t, path = heapq.heappop(heap)
-            if t in best:
-                continue
-            best[t] = (cost, path)
+            if hops >= fewest.get(t, max_hops + 1):
+                continue  # a cheaper state of t with no more hops was expanded
+            fewest[t] = hops
+            if t not in best:
+                best[t] = (cost, path)
             if hops == max_hops:
                 continue
             for u, links in self.join[t].items():
                 sc = links[0].score
-                if u not in best and sc >= min_join:
+                if sc >= min_join and hops + 1 < fewest.get(u, max_hops + 1):
                     heapq.heappush(heap, (cost - math.log(max(sc, 1e-6)), hops + 1, u, path + [u]))
         if len(cache) > 20_000:  # bounded: a long-lived server sees many sources
             cache.clear()

@@ -234,6 +234,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from raylake.config import RaylakeContext
 from raylake.intent.lexicon import NAME_PARTS, Lexicon, lemma, tokens, top
 from raylake.intent.model import Attribute, IntentGraph, IntentTree, Join
 
@@ -336,7 +337,7 @@ class OfflineExtractor:
     """``OfflineExtractor(index).extract(question) -> IntentGraph`` (see module docstring)."""
 
     def __init__(self, index, lexicon: Lexicon | None = None, top_k: int = 8, min_attr_score: float = 0.55,
-                 max_bridge_hops: int = 1, min_join: float = 0.3, coherence: float = 0.5, joint_context: float = 0.1,
+                 max_bridge_hops: int = 1, min_join: float | None = None, coherence: float = 0.5, joint_context: float = 0.1,
                  joint_width: int = 6, max_joint: int = 3000, max_cost: float = 1.5,
                  near_context: float = 0.15, max_context: float = 0.45, near_scale: float = 0.15,
                  near_cols: float = 0.4, near_cache: int = 4096, held_floor: float = 0.7,
@@ -350,7 +351,7 @@ class OfflineExtractor:
         self.top_k = top_k  # candidate columns kept per mention (× 4)
         self.min_attr_score = min_attr_score  # an attribute mention needs a header at least this similar
         self.max_bridge_hops = max_bridge_hops  # unnamed tables allowed between two named entities
-        self.min_join = min_join  # weakest lake join link a join may use
+        self.min_join = RaylakeContext.get_current().search.min_join if min_join is None else min_join  # weakest lake join link a join may use
         self.min_bridge = min_bridge  # weakest link into or out of a bridge table (see bridge_ok)
         self.coherence = coherence  # λ: weight of the chosen tables' join-path cost (their MST) in the joint choice
         self.joint_context = joint_context  # μ: credit per attribute/value mention the chosen tables explain

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from raylake.config import IGMSConfig
+from raylake.config import IGMSConfig, RaylakeContext
 
 ARRAY_FIELDS = ("part", "col_table", "emb_table", "emb_header", "emb_sample", "entity_emb", "value_emb",
                 "spec_table", "spec_col", "spec_value", "col_dtype_code")
@@ -66,7 +66,7 @@ class LakeArrays:
     spec_col: np.ndarray = field(default=None)  # (C,) of the attribute atom of each column
     spec_value: np.ndarray = field(default=None)  # (C,) of the value atom of each column
     build_id: str = ""  # the index build these arrays come from ("" for hand-built)
-    min_join: float = 0.5  # join links below this score are not structural edges of G_D here
+    min_join: float = field(default_factory=lambda: RaylakeContext.get_current().learn.min_join)  # join links below this score are not structural edges of G_D here
 
     # ------------------------------------------------------------------ sizes
 
@@ -92,7 +92,7 @@ class LakeArrays:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def from_index(cls, index, *, min_join: float = 0.5, igms: IGMSConfig | None = None, embedder=None,
+    def from_index(cls, index, *, min_join: float | None = None, igms: IGMSConfig | None = None, embedder=None,
                    pseudo_atoms: bool = True) -> "LakeArrays":
         """Arrays of a built :class:`~raylake.index.reader.LakeIndex` (embeds entity words and literals once).
 
@@ -101,6 +101,7 @@ class LakeArrays:
         """
         from raylake.intent.lexicon import Lexicon
 
+        min_join = RaylakeContext.get_current().learn.min_join if min_join is None else min_join
         lex = Lexicon(index)
         graph = index.graph
         col_of = index.col_index
@@ -167,7 +168,7 @@ class LakeArrays:
 
     @classmethod
     def from_tables(cls, tables: dict[str, dict[str, list]], joins=(), unions=(), *, embedder=None, part=None,
-                    min_join: float = 0.5, igms: IGMSConfig | None = None) -> "LakeArrays":
+                    min_join: float | None = None, igms: IGMSConfig | None = None) -> "LakeArrays":
         """Hand-built lake: ``tables`` name → {column: values}; ``joins`` (t, col, u, col, score);
         ``unions`` (t, u, {col of t: col of u}, score). With ``embedder`` (an
         :class:`~raylake.index.embed.Embedder`) texts are embedded; without, embeddings are zero
@@ -175,6 +176,7 @@ class LakeArrays:
         from raylake.index.profile import humanize, norm_name
         from raylake.intent.lexicon import tokens
 
+        min_join = RaylakeContext.get_current().learn.min_join if min_join is None else min_join
         paths = list(tables)
         tid = {p: i for i, p in enumerate(paths)}
         col_table, col_name, table_cols, samples = [], [], [], []

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numba
 import numpy as np
 
-from raylake.config import IGMSConfig
+from raylake.config import IGMSConfig, RaylakeContext
 from raylake.errors import RaylakeError
 from raylake.learn.compress import Subgraph, compress
 from raylake.learn.lake import LakeArrays
@@ -55,7 +55,7 @@ class TrajectoryConfig:
     max_tables: int = 6  # L: largest subgraph; L ~ U[min_tables, max_tables] per trajectory
     alpha: float = 0.7  # α: weight of join mass against union mass in the centrality C(u)
     beta: float = 0.5  # β: share of payload columns sampled per table
-    min_join: float = 0.5  # join links below this score are not structural edges of H⁺
+    min_join: float = field(default_factory=lambda: RaylakeContext.get_current().learn.min_join)  # join links below this score are not structural edges of H⁺
     gamma: float = 0.8  # γ: discount of the Monte-Carlo return stored per transition (value error targets)
     seed: int = 0  # base seed; a shard's stream is (seed, sampler, part, batch)
     batch: int = 2_000  # trajectories per Ray task and Parquet shard

@@ -202,7 +202,7 @@ class BeamSearch:
                 actions.append(((t, u, "union", link),))
         # bridge paths to anchors of unsupported atoms
         if self.cfg.hops >= 2:
-            paths = self.g.best_paths(p.tables, self.cfg.hops)
+            paths = self.g.best_paths(p.tables, self.cfg.hops, self.cfg.min_join)
             targets = {t for j in unsup for t in self.anchors[j][:3]}
             for t in targets:
                 if t in p.tables or t not in paths:
@@ -387,7 +387,7 @@ class BeamSearch:
             if links:
                 link, a, t = max(links, key=lambda x: (x[0].score, -todo.index(x[2]), -x[1]))
                 return ((a, t, "join", link),)
-            paths = self.g.best_paths(p.tables, self.cfg.hops)
+            paths = self.g.best_paths(p.tables, self.cfg.hops, self.cfg.min_join)
             reach = [(paths[t][0], todo.index(t), t) for t in todo if t in paths]
             if reach:
                 path = paths[min(reach)[2]][1]

@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from raylake.config import RaylakeContext, SearchConfig
-from raylake.errors import RaylakeError
+from raylake.errors import FusionError, RaylakeError
+from raylake.fuse import Fused
 from raylake.index.reader import LakeIndex
 from raylake.intent.lexicon import Lexicon
 from raylake.intent.model import IntentGraph
@@ -36,6 +37,9 @@ class Prepared:
 
 @dataclass
 class Answer:
+    """A question's tables and plan; ``to_arrow()`` / ``to_polars()`` / ``to_pandas()`` fuse them
+    (once, on first use) into one table, and ``sql`` is that fusion as one DuckDB statement."""
+
     question: str
     intent: IntentGraph | None
     intent_source: str
@@ -43,12 +47,75 @@ class Answer:
     tables: list[dict]
     timings_ms: dict[str, float]
     reason: str | None = None
-    fused: dict | None = None
+    fused: dict | None = None  # the fusion's summary (``fuse=True``), as in ``--json``
     extra: dict = field(default_factory=dict)
+    lake_root: str | None = field(default=None, repr=False)  # where fusion reads the tables (set by Engine.ask)
+    max_fused_rows: int | None = field(default=None, repr=False)  # None: the current context's SearchConfig
+    _fusion: Fused | None = field(default=None, repr=False, compare=False)
 
     @property
     def paths(self) -> list[str]:
         return [t["table"] for t in self.tables]
+
+    @property
+    def steps(self) -> list[dict]:
+        """The plan as ``--json`` writes it: ``[{op, anchor, new, keys | mapping, ...}]``."""
+        return self.extra.get("plan_json", [])
+
+    def fusion(self) -> "Fused":
+        """The plan executed (:func:`raylake.fuse.fuse`), run on first use and kept."""
+        if self._fusion is None:
+            if not self.steps:
+                raise FusionError(f"nothing to fuse: {self.reason or 'the plan is empty'}")
+            if self.lake_root is None:
+                raise FusionError("this answer does not know its lake: get it from Engine.ask (raylake.open(index).ask)")
+            from raylake.fuse import fuse
+
+            rows = self.max_fused_rows or RaylakeContext.get_current().search.max_fused_rows
+            self._fusion = fuse(self.steps, self.lake_root, max_rows=rows)
+        return self._fusion
+
+    def to_arrow(self):
+        """The fused table (``pyarrow.Table``): columns ``<part>.<column>`` and ``_provenance``."""
+        return self.fusion().table
+
+    def to_polars(self):
+        import polars
+
+        return polars.from_arrow(self.to_arrow())
+
+    def to_pandas(self):
+        try:
+            import pandas  # noqa: F401 - pyarrow's to_pandas needs it, and raylake does not depend on it
+        except ImportError:
+            raise RaylakeError("to_pandas() needs pandas (pip install pandas); to_arrow() and to_polars() do not") from None
+        return self.to_arrow().to_pandas()
+
+    @property
+    def sql(self) -> str:
+        """The fusion as one DuckDB statement over the lake files (:attr:`raylake.fuse.Fused.sql`)."""
+        return self.fusion().sql
+
+    def __repr__(self) -> str:
+        q = self.question if len(self.question) <= 60 else self.question[:57] + "..."
+        shown = ", ".join(self.paths[:4]) + (f", ... ({len(self.paths)} tables)" if len(self.paths) > 4 else "")
+        return f"Answer({q!r}, tables=[{shown}], score={self.plan.value:.3f})"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(t['table'])}</td><td>{escape(t['role'])}</td><td>{t['rows']}</td>"
+            f"<td>{escape(', '.join(s['text'] for s in t['supports']))}</td></tr>"
+            for t in self.tables
+        )
+        html = f"<p><b>{escape(self.question)}</b> — score {self.plan.value:.3f}</p>"
+        if not self.tables:
+            return html + f"<p>{escape(self.reason or 'no tables')}</p>"
+        html += f"<table><tr><th>table</th><th>role</th><th>rows</th><th>supports</th></tr>{rows}</table>"
+        if self._fusion is not None:  # never fuse just to display: that reads the lake
+            html += f"<p>fused: {self._fusion.table.num_rows} rows</p>" + _html_rows(self._fusion.table.slice(0, 5))
+        return html
 
     def to_json(self) -> dict:
         return {
@@ -100,7 +167,9 @@ class Engine:
             fuse: bool = False, out: str | None = None, preview: int = 0) -> Answer:
         """Answer one question. ``fuse`` (implied by ``out``) executes the plan; ``out`` writes
         the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the answer."""
-        return self.finish(self.prepare(question, beam), budget, fuse, out, preview)
+        answer = self.finish(self.prepare(question, beam), budget, fuse, out, preview)
+        answer.lake_root, answer.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
+        return answer
 
     def prepare(self, question: str, beam: int | None = None, context: bool | None = None) -> "Prepared":
         """What does not depend on the budget: the intent graph, its support matrix and — when the
@@ -213,3 +282,11 @@ def _load_relevance(which: str | None, index, graph, notice=None):
             return None
         which = PACKAGED
     return RelevanceModel.load(which).for_lake(index, graph, progress=notice)
+
+
+def _html_rows(table) -> str:
+    from html import escape
+
+    head = "".join(f"<th>{escape(c)}</th>" for c in table.column_names)
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row.values()) + "</tr>" for row in table.to_pylist())
+    return f"<table><tr>{head}</tr>{body}</table>"

@@ -1,0 +1,6 @@
+"""``python -m raylake``: the ``raylake`` command."""
+import sys
+
+from raylake.cli import main
+
+sys.exit(main())
