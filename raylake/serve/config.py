@@ -52,8 +52,8 @@ class ServeConfig:
         if self.max_batch_size < 1:
             raise RaylakeError(f"--max-batch-size must be at least 1, got {self.max_batch_size}")
         if self.max_active_requests < self.max_batch_size:
-            raise RaylakeError(f"max_active_requests ({self.max_active_requests}) must be at least max_batch_size "
-                               f"({self.max_batch_size}): a batch fills only from active requests")
+            raise RaylakeError(f"--max-batch-size ({self.max_batch_size}) must be at most max_active_requests "
+                               f"({self.max_active_requests}): a batch fills only from requests admitted to work")
         if self.max_ongoing_requests <= self.max_active_requests:
             raise RaylakeError(f"max_ongoing_requests ({self.max_ongoing_requests}) must exceed max_active_requests "
                                f"({self.max_active_requests}): the difference keeps /health and overload answers flowing")

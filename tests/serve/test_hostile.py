@@ -232,3 +232,17 @@ def test_every_error_is_the_json_shape(served, path):
     ]
     for r, code in cases:
         _error(r.status_code, r.content, code)
+
+
+def test_the_reported_16000_brackets_are_a_400_under_the_default_limits():
+    """The tester's body (16,000 '[') fits the default 16 KB limit, so it reaches the parser."""
+    from raylake.serve.config import ServeConfig
+    from raylake.serve.schema import AskRequest, BadRequest, parse
+
+    d = ServeConfig()
+    with pytest.raises(BadRequest) as info:
+        parse(b"[" * 16_000, AskRequest, max_bytes=d.max_body_bytes, max_question_chars=d.max_question_chars)
+    assert info.value.status == 400 and "nests 16000 levels deep" in info.value.message
+    # the limit counts real nesting only: brackets and escaped quotes inside strings are text
+    req = parse(json.dumps({"question": 'a "[[[" b \\' + "{" * 40}).encode(), AskRequest, max_bytes=d.max_body_bytes, max_question_chars=d.max_question_chars)
+    assert req.question.endswith("{" * 40)
