@@ -78,7 +78,7 @@ def run_index(lake: str, index_dir: str, limit_mb: float | None = None) -> dict:
         out, err = proc.communicate()
     wall = time.perf_counter() - t
     leftover = mem.reap()
-    if proc.returncode not in (0, 1):  # 1: some files were skipped, the rest indexed
+    if proc.returncode not in (0, 3):  # 3: some files were skipped, the rest indexed
         why = (f"killed by the bench at {mem.killed_at_mb:.0f} MB PSS (limit {limit_mb:.0f} MB)" if mem.killed_at_mb
                else f"exited with {proc.returncode}" + (" (SIGKILL: out of memory?)" if proc.returncode == -9 else ""))
         record = {"error": f"raylake index {why}", "stderr_tail": err.strip()[-1000:], "wall_s": round(wall, 2),

@@ -13,7 +13,9 @@ import sys
 
 from raylake.errors import RaylakeError
 
-EXIT_OK, EXIT_SKIPPED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Skipped files get their own code: 1 is also what an uncaught Python exception exits with,
+# so a script that tolerates skips must not thereby tolerate a crash.
+EXIT_OK, EXIT_USAGE, EXIT_SKIPPED, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def _print_json(obj) -> None:
@@ -110,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"raylake {__import__('raylake').__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    s = sub.add_parser("index", help="index (or incrementally re-index) a lake")
+    s = sub.add_parser("index", help="index (or incrementally re-index) a lake",
+                       epilog="exit status: 0 all indexed, 3 some files skipped (named on stderr), 2 user error, 1 crash")
     s.add_argument("path", help="lake folder, glob ('lake/*.csv') or URI (s3://bucket/prefix)")
     s.add_argument("--index-dir", default=".raylake", help="where the index lives (default ./.raylake)")
     s.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")

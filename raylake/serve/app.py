@@ -30,26 +30,28 @@ How a replica works:
 - **Never a crash for bad input.** Every route parses by hand (:mod:`.schema`) and maps
   :class:`RaylakeError` to a 4xx with its message; compute runs off the event loop, so
   ``/health`` and ``/metrics`` answer while a batch searches.
+- **Hostile clients** (:mod:`.guard`): bodies capped while they stream, with a deadline;
+  a per-replica admission limit that answers JSON 503s, below Serve's own limit so that
+  ``/health`` keeps a slot; clients gone mid-request counted as 499, not logged as errors.
+
+The batch work itself, free of Serve, is in :mod:`.batch`.
 """
 # No `from __future__ import annotations`: FastAPI must resolve `Request` in the routes at runtime.
 import asyncio
-import functools
-import hmac
-import inspect
 import json
 import logging
 import os
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from ray import serve
 
-from raylake.errors import FusionError, IndexMissingError, RaylakeError
+from raylake.errors import RaylakeError
+from raylake.serve.batch import Item, Outcome, answer_one, load_engine, prepare_batch
 from raylake.serve.config import ServeConfig
+from raylake.serve.guard import CLIENT_GONE, Admission, ClientGone, authorized, read_body
 from raylake.serve.metrics import Metrics, MetricsHub
 from raylake.serve.schema import AskRequest, BadRequest, IntentRequest, error_body, openapi_body, parse
 
@@ -58,16 +60,19 @@ logger = logging.getLogger(__name__)
 DESCRIPTION = """Find, join and union the tables of a data lake that answer a question.
 
 Every route but `/health` and the docs needs `Authorization: Bearer <token>` when the service
-was started with a token. Errors are `{"error": {"code": <status>, "message": "<reason>"}}`:
-400 not JSON, 401 bad token, 404 unknown table or no index, 413 body too large, 422 unknown
-field / wrong type / question too long, 503 over the time limit or overloaded."""
+was started with a token; `/health` without it says only `ok` or `no_index`. Errors are
+`{"error": {"code": <status>, "message": "<reason>"}}`: 400 not JSON or nested too deep,
+401 bad token, 404 unknown table or no index, 408 body not sent in time, 413 body too large,
+422 unknown field / wrong type / question too long, 503 over the time limit or overloaded
+(with `Retry-After`)."""
 
 api = FastAPI(title="raylake search", version=__import__("raylake").__version__, description=DESCRIPTION)
 
 _ERRORS = {
-    400: {"description": "not JSON, or a question the engine rejects"},
+    400: {"description": "not JSON, nested too deep, or a question the engine rejects"},
     401: {"description": "missing or wrong bearer token"},
     404: {"description": "no index loaded, or no such table"},
+    408: {"description": "request body not received within the body time limit"},
     413: {"description": "request body too large"},
     422: {"description": "unknown field, wrong type, out-of-range value, question too long"},
     503: {"description": "not answered within the time limit, or overloaded"},
@@ -80,176 +85,6 @@ ASK_RESPONSES = {
     },
     **_ERRORS,
 }
-
-
-# --------------------------------------------------------------------------- batch work (no Serve needed)
-
-
-@dataclass
-class Item:
-    """One queued ``/ask`` request."""
-
-    req: AskRequest
-    deadline: float  # time.monotonic() after which nobody waits for the answer
-    enqueued: float = field(default_factory=time.perf_counter)
-
-
-@dataclass
-class Outcome:
-    status: int
-    body: dict | bytes
-    media_type: str = "application/json"
-    headers: dict = field(default_factory=dict)
-    stages_ms: dict = field(default_factory=dict)  # per-stage latency for the metrics
-
-
-@functools.cache
-def _engine_class():
-    from raylake.search import Engine
-
-    class BatchEngine(Engine):
-        """An :class:`Engine` whose ``intent()`` first looks in the current batch's memo."""
-
-        memo: dict = {}
-
-        def intent(self, question: str):
-            hit = self.memo.get(question)
-            return hit if hit is not None else super().intent(question)
-
-    return BatchEngine
-
-
-def load_engine(index_dir: str, warm: bool = True):
-    """An engine over the index's current build, with its lazy parts loaded and one question answered."""
-    engine = _engine_class()(index_dir)
-    engine.memo = {}
-    if warm:
-        idx = engine.index
-        for name in ("columns_header", "columns_sample", "tables"):
-            idx.faiss(name)
-        _ = idx.values, idx.graph, idx.embedder, idx.emb_header, idx.emb_sample, idx.emb_table, idx.edges
-        if idx.n_columns:
-            # numba kernels compile and caches fill on the first question, not on a user's.
-            names = [idx.columns["name"][c] for c in range(min(3, idx.n_columns))]
-            engine.ask("which " + " and ".join(str(n) for n in names) + "?")
-    return engine
-
-
-def supports_fusion() -> bool:
-    from raylake.search import Engine
-
-    return "out" in inspect.signature(Engine.ask).parameters
-
-
-@dataclass
-class Prepared:
-    """A request whose batch-shared work is done: its intent graph, ready for search."""
-
-    item: Item
-    intent: tuple  # (IntentGraph, source, intent_ms)
-    started: float  # when its batch began (the end of its queueing)
-
-
-def _expired(item: Item) -> Outcome | None:
-    if item.deadline <= time.monotonic():
-        return Outcome(503, error_body(503, "not answered within the request time limit (waited in the queue); retry later"))
-    return None
-
-
-def prepare_batch(engine, items: list[Item]) -> list[Prepared | Outcome]:
-    """The shared part of a batch; never raises (one bad question fails alone)."""
-    started = time.perf_counter()
-    out: list[Prepared | Outcome | None] = [_expired(it) for it in items]
-    # Phase 1: one intent graph per distinct question.
-    intents: dict[str, tuple | Exception] = {}
-    for it, o in zip(items, out):
-        q = it.req.question
-        if o is not None or q in intents:
-            continue
-        t = time.perf_counter()
-        try:
-            g, src = engine.intent(q)
-            intents[q] = (g, src, (time.perf_counter() - t) * 1e3)
-        except Exception as exc:  # mapped per item below
-            intents[q] = exc
-    # Phase 2: one embedding call for every node atom of the batch; Support then hits the cache.
-    texts = [at.text.lower() for v in intents.values() if isinstance(v, tuple) for at in v[0].atoms() if at.is_node]
-    if texts:
-        try:
-            engine.index.embedder.encode(texts)
-        except Exception:  # only a cache warm-up: each question encodes again on its own
-            logger.exception("batched atom embedding failed")
-    for i, it in enumerate(items):
-        if out[i] is None:
-            hit = intents[it.req.question]
-            out[i] = Prepared(it, hit, started) if isinstance(hit, tuple) else _failure(hit)
-    return out
-
-
-def answer_one(engine, prep: Prepared) -> Outcome:
-    """Search and explain one prepared request (on the compute thread)."""
-    expired = _expired(prep.item)
-    if expired:
-        return expired
-    q = prep.item.req.question
-    engine.memo[q] = prep.intent[:2]  # Engine.ask reuses the batch's intent graph
-    try:
-        return _answer(engine, prep.item.req, prep.intent, (prep.started - prep.item.enqueued) * 1e3)
-    finally:
-        engine.memo.pop(q, None)
-
-
-def run_batch(engine, items: list[Item]) -> list[Outcome]:
-    """A whole batch in one call (what a replica does, minus the per-request replies)."""
-    return [p if isinstance(p, Outcome) else answer_one(engine, p) for p in prepare_batch(engine, items)]
-
-
-def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
-    kwargs = {}
-    path = None
-    try:
-        if req.fuse or req.format == "parquet" or req.preview:
-            if not supports_fusion():
-                return Outcome(501, error_body(501, "this raylake has no fusion yet; ask without fuse/preview/format"))
-            kwargs = {"fuse": True, "preview": req.preview}
-            if req.format == "parquet":
-                fd, path = tempfile.mkstemp(suffix=".parquet", prefix="raylake-serve-")
-                os.close(fd)
-                kwargs["out"] = path
-        ans = engine.ask(req.question, budget=req.budget, beam=req.beam, **kwargs)
-        t = ans.timings_ms
-        # The memo made the engine's own intent stage ~0: charge the real one.
-        t["total"] = t.get("total", 0.0) - t.get("intent", 0.0) + hit[2]
-        t["intent"] = hit[2]
-        stages = {k: v for k, v in t.items() if k != "total"} | {"engine": t["total"], "queue": queue_ms}
-        headers = {"X-Raylake-Queue-Ms": f"{queue_ms:.1f}"}
-        if req.format == "parquet":
-            if not ans.paths:
-                return Outcome(404, error_body(404, ans.reason or "no tables answer this question; nothing to fuse"), stages_ms=stages)
-            with open(path, "rb") as fh:
-                data = fh.read()
-            headers |= {"Content-Disposition": 'attachment; filename="fused.parquet"', "X-Raylake-Tables": ",".join(ans.paths)}
-            return Outcome(200, data, "application/vnd.apache.parquet", headers, stages)
-        return Outcome(200, ans.to_json(), headers=headers, stages_ms=stages)
-    except Exception as exc:
-        return _failure(exc)
-    finally:
-        if path:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-
-
-def _failure(exc: Exception) -> Outcome:
-    if isinstance(exc, IndexMissingError):
-        return Outcome(404, error_body(404, str(exc)))
-    if isinstance(exc, FusionError):
-        return Outcome(422, error_body(422, f"the plan could not be fused: {exc}"))
-    if isinstance(exc, RaylakeError):
-        return Outcome(400, error_body(400, str(exc)))
-    logger.exception("internal error while answering", exc_info=exc)
-    return Outcome(500, error_body(500, f"internal error: {type(exc).__name__}: {exc}"))
 
 
 def _jsonable(o):
@@ -267,7 +102,7 @@ def json_response(obj, status: int = 200, headers: dict | None = None) -> Respon
 # --------------------------------------------------------------------------- the deployment
 
 
-@serve.deployment(max_ongoing_requests=32, health_check_period_s=10, health_check_timeout_s=60, graceful_shutdown_timeout_s=30)
+@serve.deployment(max_ongoing_requests=ServeConfig.max_ongoing_requests, health_check_period_s=10, health_check_timeout_s=60, graceful_shutdown_timeout_s=30)
 @serve.ingress(api)
 class SearchService:
     """One replica: an engine over the index, its batcher, its watcher, its metrics."""
@@ -285,6 +120,8 @@ class SearchService:
             self.replica = f"pid{os.getpid()}"
         self.hub = hub
         self.metrics = Metrics()
+        self.admission = Admission(self.cfg.max_active_requests)
+        self.reading = 0  # requests whose body is still arriving (shown on /health: a slow-body attack shows here)
         self.compute = ThreadPoolExecutor(1, thread_name_prefix="raylake-search")
         self.loader = ThreadPoolExecutor(1, thread_name_prefix="raylake-load")
         self.engine = None
@@ -351,18 +188,17 @@ class SearchService:
     # ------------------------------------------------------------------ plumbing
 
     def _auth(self, request: Request) -> None:
-        if not self.cfg.token:
-            return
-        got = request.headers.get("authorization", "")
-        if not (got.startswith("Bearer ") and hmac.compare_digest(got[7:].strip().encode(), self.cfg.token.encode())):
+        if not authorized(request, self.cfg.token):
             raise BadRequest(401, "missing or wrong bearer token: send 'Authorization: Bearer <token>'")
 
-    async def _body(self, request: Request) -> bytes:
-        limit = self.cfg.max_body_bytes
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > limit:
-            raise BadRequest(413, f"request body is {int(length):,} bytes; the limit is {limit:,}")
-        return await request.body()
+    async def _parse(self, request: Request, model):
+        cfg = self.cfg
+        self.reading += 1
+        try:
+            raw = await read_body(request, cfg.max_body_bytes, cfg.body_timeout_s)
+        finally:
+            self.reading -= 1
+        return parse(raw, model, max_bytes=cfg.max_body_bytes, max_question_chars=cfg.max_question_chars)
 
     def _engine(self):
         if self.engine is None:
@@ -375,8 +211,14 @@ class SearchService:
             self._auth(request)
             resp = await work(request)
         except BadRequest as exc:
-            headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+            headers = {401: {"WWW-Authenticate": "Bearer"}, 503: {"Retry-After": "1"}}.get(exc.status)
             resp = json_response(error_body(exc.status, exc.message), exc.status, headers)
+        except ClientGone:
+            logger.info("client left %s before sending its whole body", endpoint)
+            resp = json_response(error_body(CLIENT_GONE, "client closed the request"), CLIENT_GONE)
+        except asyncio.CancelledError:  # Serve cancels a request whose client went away
+            self.metrics.request(endpoint, CLIENT_GONE, time.perf_counter() - t0)
+            raise
         except Exception as exc:  # a bug, not the user's fault: say so, keep the replica up
             logger.exception("internal error on %s", endpoint)
             resp = json_response(error_body(500, f"internal error: {type(exc).__name__}: {exc}"), 500)
@@ -416,7 +258,7 @@ class SearchService:
 
     async def _ask(self, request: Request) -> Response:
         cfg = self.cfg
-        req = parse(await self._body(request), AskRequest, max_bytes=cfg.max_body_bytes, max_question_chars=cfg.max_question_chars)
+        req = await self._parse(request, AskRequest)
         if req.budget is not None and req.budget > cfg.max_budget:
             raise BadRequest(422, f"'budget': at most {cfg.max_budget} tables, got {req.budget}")
         if req.beam is not None and req.beam > cfg.max_beam:
@@ -425,13 +267,14 @@ class SearchService:
             raise BadRequest(422, f"'preview': at most {cfg.max_preview_rows} rows, got {req.preview}")
         self._engine()
         item = Item(req, time.monotonic() + cfg.request_timeout_s)
-        self.metrics.queue_depth += 1
-        try:
-            outcome = await asyncio.wait_for(self._answer(item), cfg.request_timeout_s)
-        except asyncio.TimeoutError:
-            raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
-        finally:
-            self.metrics.queue_depth -= 1
+        with self.admission.slot():
+            self.metrics.queue_depth += 1
+            try:
+                outcome = await asyncio.wait_for(self._answer(item), cfg.request_timeout_s)
+            except asyncio.TimeoutError:
+                raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
+            finally:
+                self.metrics.queue_depth -= 1
         for stage, ms in outcome.stages_ms.items():
             self.metrics.stage(stage, ms / 1e3)
         if isinstance(outcome.body, bytes):
@@ -445,7 +288,7 @@ class SearchService:
 
     async def _intent(self, request: Request) -> Response:
         cfg = self.cfg
-        req = parse(await self._body(request), IntentRequest, max_bytes=cfg.max_body_bytes, max_question_chars=cfg.max_question_chars)
+        req = await self._parse(request, IntentRequest)
         engine = self._engine()
 
         def work():
@@ -458,7 +301,8 @@ class SearchService:
             return {"question": req.question, "intent": g.to_json(evidence=True), "intent_source": src, "timings_ms": {"intent": round(ms, 2)}}
 
         try:
-            body = await asyncio.wait_for(self._compute(work), cfg.request_timeout_s)
+            with self.admission.slot():
+                body = await asyncio.wait_for(self._compute(work), cfg.request_timeout_s)
         except asyncio.TimeoutError:
             raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
         return json_response(body)
@@ -473,20 +317,26 @@ class SearchService:
             if path not in engine.index.path_id:
                 raise BadRequest(404, f"no table {path!r} in the index; paths are relative to the lake root, e.g. {engine.index.paths[0]!r}"
                                  if engine.index.paths else f"no table {path!r}: the index is empty")
-            prof = await asyncio.to_thread(engine.index.table_profile, path)
+            with self.admission.slot():
+                prof = await asyncio.to_thread(engine.index.table_profile, path)
             return json_response(prof)
 
         return await self._handle("tables", request, work)
 
     @api.get("/health", summary="Liveness and the index build served")
     async def health(self, request: Request) -> Response:
-        """200 with the build this replica serves; 503 while it has no index (with the reason)."""
-        body = {"status": "ok" if self.engine is not None else "no_index", "replica": self.replica, "pid": os.getpid(), "index_dir": os.path.abspath(self.cfg.index_dir),
-                "build": self.build, "loaded_at": self.loaded_at, "reloads": self.metrics.reloads}
-        if self.engine is not None:
-            body["tables"] = self.engine.index.n_tables
-        else:
-            body["reason"] = self.load_error
+        """200 while this replica serves an index, 503 while it has none. With the token (or when the
+        service has none): the build, its load time, the replica and, without an index, the reason."""
+        body = {"status": "ok" if self.engine is not None else "no_index"}
+        # Paths and process ids help an attacker, not a load balancer: details only for token holders.
+        if authorized(request, self.cfg.token):
+            body |= {"replica": self.replica, "pid": os.getpid(), "index_dir": os.path.abspath(self.cfg.index_dir),
+                     "build": self.build, "loaded_at": self.loaded_at, "reloads": self.metrics.reloads,
+                     "active_requests": self.admission.active, "reading_bodies": self.reading}
+            if self.engine is not None:
+                body["tables"] = self.engine.index.n_tables
+            else:
+                body["reason"] = self.load_error
         resp = json_response(body, 200 if self.engine is not None else 503)
         self.metrics.request("health", resp.status_code)
         resp.headers["X-Raylake-Replica"] = self.replica

@@ -12,12 +12,14 @@ class ServeConfig:
     replicas: int = 1  # search replicas; each holds its own copy of the index and model
     replica_cpus: float = 1.0  # Ray CPUs reserved per replica (search is single-threaded Python)
     torch_threads: int = 1  # intra-op threads of the embedding model per replica; more fight over cores
-    token: str | None = None  # bearer token required on every route but /health and the docs
+    token: str | None = None  # bearer token required on every route but the docs; /health without it says only ok/no_index
     max_batch_size: int = 8  # @serve.batch: most /ask requests answered in one batch
     batch_wait_s: float = 0.02  # @serve.batch: how long a batch waits to fill once one request is in
-    max_ongoing_requests: int = 32  # per replica, queued in its batcher; must exceed max_batch_size
-    max_queued_requests: int = 256  # waiting at the proxy for a replica; beyond this a request gets 503
-    max_body_bytes: int = 16_384  # request bodies above this get 413
+    max_active_requests: int = 64  # per replica, doing work (/ask, /intent, /tables); beyond it a JSON 503 at once
+    max_ongoing_requests: int = 512  # Serve's per-replica cap, well above max_active_requests: the rest keep /health answering
+    max_queued_requests: int = 256  # waiting at the proxy for a replica; beyond this the proxy answers a plain-text 503
+    max_body_bytes: int = 16_384  # request bodies above this get 413 (counted while they stream in)
+    body_timeout_s: float = 10.0  # a body not complete by then gets 408; 16 KB takes milliseconds on any real link
     max_question_chars: int = 1_000  # longer questions get 422
     max_budget: int = 50  # largest plan (tables) a client may ask for
     max_beam: int = 64  # widest beam a client may ask for
@@ -49,8 +51,14 @@ class ServeConfig:
             raise RaylakeError(f"--port must be in 1..65535, got {self.port}")
         if self.max_batch_size < 1:
             raise RaylakeError(f"--max-batch-size must be at least 1, got {self.max_batch_size}")
-        if self.max_ongoing_requests < self.max_batch_size:
-            self.max_ongoing_requests = self.max_batch_size  # a batch can only fill from ongoing requests
+        if self.max_active_requests < self.max_batch_size:
+            raise RaylakeError(f"--max-batch-size ({self.max_batch_size}) must be at most max_active_requests "
+                               f"({self.max_active_requests}): a batch fills only from requests admitted to work")
+        if self.max_ongoing_requests <= self.max_active_requests:
+            raise RaylakeError(f"max_ongoing_requests ({self.max_ongoing_requests}) must exceed max_active_requests "
+                               f"({self.max_active_requests}): the difference keeps /health and overload answers flowing")
+        if self.body_timeout_s <= 0:
+            raise RaylakeError(f"body_timeout_s must be positive, got {self.body_timeout_s}")
         if self.token is not None and not self.token.strip():
             raise RaylakeError("--token is empty; give a non-empty secret or leave it out")
         return self

@@ -3,25 +3,34 @@
 Bodies are parsed by hand (size first, then JSON, then the model) rather than by FastAPI,
 so that every failure has its own status and one readable reason:
 
-- 413: larger than ``max_body_bytes`` (checked on ``Content-Length`` before reading, and
-  on the bytes read);
-- 400: not JSON, or not a JSON object;
-- 422: an unknown field, a wrong type, an out-of-range number, an over-long question.
+- 413: larger than ``max_body_bytes`` (checked while the body streams in, see :mod:`.guard`);
+- 400: not UTF-8 JSON, nested deeper than :data:`MAX_DEPTH`, or not a JSON object;
+- 422: an unknown field, a wrong type (strictly: ``"7"`` and ``true`` are not integers), an
+  out-of-range number, an over-long question.
 
 Error bodies are ``{"error": {"code": <status>, "message": "<one line>"}}``.
 """
 from __future__ import annotations
 
 import json
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
+# Our bodies are flat objects; a deeper document only exercises the JSON parser's recursion.
+MAX_DEPTH = 16
+# Strings first (brackets inside them do not nest), then everything but brackets: both linear.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
 class AskRequest(BaseModel):
     """``POST /ask``: one question."""
 
-    model_config = ConfigDict(extra="forbid")
+    # strict: a client sending "7" or true for a number has a bug worth hearing about.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: str = Field(min_length=1, description="the question, in English (at most max_question_chars, 1,000 by default)")
     budget: int | None = Field(None, ge=1, description="L: at most this many tables in the plan (default from the search config)")
@@ -36,7 +45,7 @@ class AskRequest(BaseModel):
 class IntentRequest(BaseModel):
     """``POST /intent``: the intent graph of one question, without searching."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: str = Field(min_length=1, description="the question, in English")
 
@@ -61,8 +70,15 @@ def parse(raw: bytes, model: type[BaseModel], *, max_bytes: int, max_question_ch
     if not raw.strip():
         raise BadRequest(400, "empty request body; send a JSON object such as {\"question\": \"...\"}")
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequest(400, f"request body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    depth = nesting(text)
+    if depth > MAX_DEPTH:
+        raise BadRequest(400, f"request body nests {depth} levels deep; the limit is {MAX_DEPTH} (send a flat JSON object)")
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
         raise BadRequest(400, f"request body is not valid JSON ({exc})") from None
     if not isinstance(body, dict):
         raise BadRequest(400, f"request body must be a JSON object, not a JSON {type(body).__name__}")
@@ -76,6 +92,15 @@ def parse(raw: bytes, model: type[BaseModel], *, max_bytes: int, max_question_ch
     if q is not None and not q.strip():
         raise BadRequest(422, "question is blank; ask something, e.g. {\"question\": \"which clubs have the most players?\"}")
     return req
+
+
+def nesting(text: str) -> int:
+    """The deepest bracket nesting of a JSON text (brackets in strings do not count)."""
+    depth = peak = 0
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if ch in "[{" else -1
+        peak = max(peak, depth)
+    return peak
 
 
 def describe(exc: ValidationError) -> str:

@@ -155,7 +155,7 @@ def test_cli_indexes_the_good_files_and_names_the_bad_ones(ray_session, tmp_path
         os.chmod(locked, 0o644)
     out, err = capsys.readouterr()
     _stderr_ok(err)
-    assert rc == 1  # something was skipped
+    assert rc == 3  # something was skipped (1 would be a crash)
     summary = json.loads(out.strip().splitlines()[-1])
     expected_bad = {f"bad/{k}" for k in BAD} | ({"bad/locked.csv"} if can_lock else set())
     assert set(summary["skipped_files"]) == expected_bad
@@ -168,8 +168,8 @@ def test_cli_indexes_the_good_files_and_names_the_bad_ones(ray_session, tmp_path
     if can_lock:
         assert summary["skipped_files"]["bad/locked.csv"].startswith("unreadable")
 
-    # for people: the (up-to-date) re-run names every skipped file on stderr, one line each, and still exits 1
-    assert main(["index", lake, "--index-dir", index_dir, "--quiet"]) == 1
+    # for people: the (up-to-date) re-run names every skipped file on stderr, one line each, and still exits 3
+    assert main(["index", lake, "--index-dir", index_dir, "--quiet"]) == 3
     out, err = capsys.readouterr()
     _stderr_ok(err)
     assert "up to date" in out

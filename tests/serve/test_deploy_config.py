@@ -45,3 +45,17 @@ def test_job_entrypoint_reports_missing_index(tmp_path, capsys):
     assert job.main(["--index-dir", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no index in" in err[0]
+
+
+def test_limits_that_would_starve_health_are_a_user_error():
+    from raylake.errors import RaylakeError
+    from raylake.serve.config import ServeConfig
+
+    with pytest.raises(RaylakeError, match="must exceed max_active_requests"):
+        ServeConfig(max_active_requests=64, max_ongoing_requests=64).check()
+    with pytest.raises(RaylakeError, match="--max-batch-size \\(100\\) must be at most max_active_requests"):
+        ServeConfig(max_batch_size=100).check()
+    with pytest.raises(RaylakeError, match="body_timeout_s must be positive"):
+        ServeConfig(body_timeout_s=0).check()
+    d = ServeConfig().check()
+    assert d.max_active_requests >= d.max_batch_size and d.max_ongoing_requests > d.max_active_requests

@@ -1,16 +1,11 @@
-"""The search service on a real Ray Serve (session Ray), over a copy of the example index.
-
-One deployment serves the whole module (replicas load the index and the model once); a
-second, over an empty directory, covers the missing-index path and loading an index that
-appears later. Serve is shut down at the end so other test modules get their CPUs back.
-"""
+"""The search service on a real Ray Serve (the ``served`` fixture of conftest.py), over a copy
+of the example index: answers, options, errors, batching, reloads, the missing index."""
 from __future__ import annotations
 
 import json
 import math
 import os
 import shutil
-import socket
 import threading
 import time
 import uuid
@@ -23,12 +18,6 @@ H = {"Authorization": f"Bearer {TOKEN}"}
 Q = "which clubs have the most players?"
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait(fn, timeout=60.0, every=0.25):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -37,28 +26,6 @@ def _wait(fn, timeout=60.0, every=0.25):
             return v
         time.sleep(every)
     return None
-
-
-@pytest.fixture(scope="module")
-def served(ray_session, example_index, tmp_path_factory):
-    from ray import serve
-
-    from raylake.serve.app import build_app
-    from raylake.serve.config import ServeConfig
-
-    index_dir = str(tmp_path_factory.mktemp("served") / "idx")
-    shutil.copytree(example_index, index_dir)
-    empty_dir = str(tmp_path_factory.mktemp("empty") / "idx")
-    os.makedirs(empty_dir)
-    port = _port()
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
-    fast = dict(replica_cpus=0.25, reload_poll_s=0.3, metrics_push_s=0.3, batch_wait_s=0.2, request_timeout_s=30)
-    serve.run(build_app(ServeConfig(index_dir=index_dir, token=TOKEN, max_body_bytes=4096, max_question_chars=300, **fast)),
-              name="raylake", route_prefix="/")
-    serve.run(build_app(ServeConfig(index_dir=empty_dir, **fast)), name="empty", route_prefix="/empty")
-    url = f"http://127.0.0.1:{port}"
-    yield {"url": url, "index_dir": index_dir, "empty_dir": empty_dir, "source_index": example_index}
-    serve.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +119,12 @@ def test_intent_and_table_profile(served, engine):
         (json.dumps({"question": Q, "budget": 0}), 422, "budget"),
         (json.dumps({"question": Q, "budget": 500}), 422, "at most 50 tables"),
         (json.dumps({"question": Q, "format": "xml"}), 422, "format"),
+        # strict types: what a buggy client sends is refused, not coerced
+        (json.dumps({"question": Q, "budget": "7"}), 422, "'budget': Input should be a valid integer"),
+        (json.dumps({"question": Q, "budget": True}), 422, "'budget': Input should be a valid integer"),
+        (json.dumps({"question": Q, "beam": 2.0}), 422, "'beam': Input should be a valid integer"),
+        (json.dumps({"question": Q, "fuse": 1}), 422, "'fuse': Input should be a valid boolean"),
+        (json.dumps({"question": ["x"]}), 422, "'question': Input should be a valid string"),
         (json.dumps({"question": Q, "pad": "y" * 5000}), 413, "the limit is 4,096"),
     ],
 )
@@ -175,7 +148,12 @@ def test_bearer_token(served):
     assert r.status_code == 401 and "bearer token" in r.json()["error"]["message"]
     assert requests.get(url + "/metrics", timeout=10).status_code == 401
     assert requests.get(url + "/tables/x.csv", timeout=10).status_code == 401
-    assert requests.get(url + "/health", timeout=10).status_code == 200  # for load balancers
+    # /health answers load balancers without a token, but tells them no more than ok/no_index
+    for headers in ({}, {"Authorization": "Bearer wrong"}):
+        h = requests.get(url + "/health", headers=headers, timeout=10)
+        assert h.status_code == 200 and h.json() == {"status": "ok"}
+    h = requests.get(url + "/health", headers=H, timeout=10).json()
+    assert h["status"] == "ok" and h["index_dir"] == os.path.abspath(served["index_dir"]) and h["pid"] > 0
     spec = requests.get(url + "/openapi.json", timeout=10).json()
     assert {"/ask", "/intent", "/tables/{path}", "/health", "/metrics"} <= set(spec["paths"])
     assert "question" in spec["paths"]["/ask"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
@@ -235,7 +213,7 @@ def test_reload_without_downtime(served):
         with open(tmp, "w") as fh:
             fh.write(new + "\n")
         os.replace(tmp, os.path.join(index_dir, CURRENT))
-        health = _wait(lambda: (h := requests.get(url + "/health", timeout=10).json())["build"] == new and h, timeout=60)
+        health = _wait(lambda: (h := requests.get(url + "/health", headers=H, timeout=10).json())["build"] == new and h, timeout=60)
         assert health, "the replica never switched to the new build"
         assert health["reloads"] >= 1
         n_before = len(statuses)
@@ -267,7 +245,7 @@ def test_missing_index_then_index_appears(served):
 
 def test_run_batch_drops_expired_and_shares_intents(served):
     """The batch body without Serve: expired requests get 503, duplicates reuse one intent."""
-    from raylake.serve.app import Item, load_engine, run_batch
+    from raylake.serve.batch import Item, load_engine, run_batch
     from raylake.serve.schema import AskRequest
 
     eng = load_engine(served["index_dir"], warm=False)
