@@ -92,22 +92,16 @@ class Fused:
 
 
 def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
-    """Read one lake file (path relative to the lake root) the way the index read it."""
-    import pyarrow.fs as pafs
+    """Read one lake file (path relative to the lake root) the way the index read it.
 
+    The path comes from the index folder, which is not trusted to stay inside the lake: a
+    ``../`` path, or a file that became a link out of the lake, is refused."""
     from raylake.errors import SkipFile
-    from raylake.lake.files import _split_glob
+    from raylake.lake.files import read_lake_file
     from raylake.lake.read import read_table
 
-    if "://" in lake_root:
-        base_uri, _ = _split_glob(lake_root)
-        fs, base = pafs.FileSystem.from_uri(base_uri)
-    else:
-        fs, base = pafs.LocalFileSystem(), lake_root
-    location = f"{base.rstrip('/')}/{relpath}"
     try:
-        with fs.open_input_stream(location, compression=None) as stream:
-            data = stream.read()
+        data = read_lake_file(lake_root, relpath)
     except (FileNotFoundError, OSError):
         raise FusionError(f"table {relpath} is no longer in the lake at {lake_root}: re-run raylake index") from None
     try:
@@ -126,6 +120,21 @@ def _label(path: str) -> str:
         if base.lower().endswith(ext):
             return base[: -len(ext)]
     return base
+
+
+def _unique_labels(paths: list[str]) -> list[str]:
+    """Part labels, distinct even case-blind (``a.csv`` and ``a.parquet``, ``A.csv`` and
+    ``a.csv``): a shared label would give two parts' columns one name."""
+    seen, out = set(), []
+    for p in paths:
+        label = _label(p)
+        if label.lower() in seen:
+            label = p
+        while label.lower() in seen:
+            label += "_"
+        seen.add(label.lower())
+        out.append(label)
+    return out
 
 
 def _is_numeric(t: pa.DataType) -> bool:
@@ -177,27 +186,45 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
             part_of[new] = part_of[anchor]
             parts[part_of[anchor]].append(new)
             mapping = s.get("mapping") or {}
-            taken = set(canon[anchor].values())
+            # DuckDB compares names case-blind: "Name" and "name" are one column to it
+            taken = {v.lower() for v in canon[anchor].values()}
+            used: set[str] = set()
             canon[new] = {}
             for c in cols:
                 target = canon[anchor].get(mapping.get(c, ""), None)
-                canon[new][c] = target if target is not None else (c if c not in taken else f"{c}__{_label(os.path.basename(new))}")
+                if target is None or target.lower() in used:
+                    target = c if c.lower() not in taken else f"{c}__{_label(os.path.basename(new))}"
+                    while target.lower() in used or (target != c and target.lower() in taken):
+                        target += "_"
+                used.add(target.lower())
+                canon[new][c] = target
         else:
             raise FusionError(f"unknown plan step op {op!r}")
 
-    labels = [_label(p[0]) for p in parts]
-    part_info = []
+    labels = _unique_labels([p[0] for p in parts])
+    part_info, out_names = [], {}
     for k, members in enumerate(parts):
         selects = []
+        # the provenance column takes a name no member column has: a lake column named
+        # "_src" must neither overwrite it nor be dropped
+        src = "_src"
+        while any(src.lower() in {v.lower() for v in canon[m].values()} for m in members):
+            src += "_"
         for m in members:
             name = f"m{len(tables)}_{abs(hash(m)) % 10**8}"
             con.register(name, load(m))
             cols = ", ".join(f"{_q(c)} AS {_q(canon[m][c])}" for c in load(m).column_names)
-            selects.append(f"SELECT {cols}, '{m.replace(chr(39), chr(39) * 2)}' AS _src FROM {name}")
+            selects.append(f"SELECT {cols}, '{m.replace(chr(39), chr(39) * 2)}' AS {_q(src)} FROM {name}")
         con.sql(f"CREATE TEMP TABLE p{k} AS " + " UNION ALL BY NAME ".join(selects))
-        out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != "_src"]
+        out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != src]
+        for c in out_cols:
+            full = f"{labels[k]}.{c}"
+            if full.lower() in out_names:  # "a.b" + "c" and "a" + "b.c": one name for two columns
+                raise FusionError(f"fused column name {full!r} would stand for two columns ({out_names[full.lower()]}); rename one of the files")
+            out_names[full.lower()] = f"{members[0]}: {c}"
+        # every fused column name holds a '.', so _src<k> (no dot) cannot collide with one
         proj = ", ".join(f"{_q(c)} AS {_q(labels[k] + '.' + c)}" for c in out_cols)
-        con.sql(f"CREATE TEMP TABLE q{k} AS SELECT {proj}{', ' if proj else ''}_src AS _src{k} FROM p{k}")
+        con.sql(f"CREATE TEMP TABLE q{k} AS SELECT {proj}{', ' if proj else ''}{_q(src)} AS _src{k} FROM p{k}")
         part_info.append({"label": labels[k], "tables": members, "rows": con.sql(f"SELECT count(*) FROM q{k}").fetchall()[0][0]})
 
     types = {}
@@ -255,7 +282,8 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         warnings.append("some parts are not connected by a join and are left out of the fused table")
     used = joined - left_out
     srcs = [f"_src{k}" for k in sorted(used)]
-    cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]
+    internal = {f"_src{k}" for k in range(len(parts))}
+    cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if c not in internal]
     prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
     select = ", ".join(_q(c) for c in cols)
     table = con.sql(f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}").arrow()
