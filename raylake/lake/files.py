@@ -154,7 +154,7 @@ def _walk_local(base: str) -> tuple[list[LakeFile], dict[str, str]]:
             refused[rel] = "symbolic link to a target outside the lake: not followed"
             continue
         target = rel_of(real)
-        if any(part.startswith(".") for part in target.split("/")):
+        if target != "." and any(part.startswith(".") for part in target.split("/")):
             refused[rel] = "symbolic link into a hidden folder of the lake: not followed"
         elif stat.S_ISDIR(st.st_mode):
             if real in seen_dirs:
