@@ -355,3 +355,15 @@ def test_link_loops_are_walked_once_and_links_out_are_not_followed(tmp_path):
     assert set(listed.refused) == {"loop", "sub/up", "sub/out", "inner"}
     assert "outside the lake" in listed.refused["sub/out"] and "already listed" in listed.refused["inner"]
     assert [f.path for f in open_lake(str(lake / "*.csv")).files] == ["a.csv", "b.csv", "sub/c.csv", "sub/d.csv"]
+
+
+def test_a_second_run_over_the_same_corpus_is_up_to_date(corpus):
+    """Refused links and FIFOs are remembered with their reasons: an unchanged lake is not rebuilt."""
+    lake, index_dir, _, refuse, first = corpus
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "raylake.cli", "index", lake, "--index-dir", index_dir, "--json", "--quiet"],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["up_to_date"] and summary["skipped_files"] == json.loads(first.stdout.strip().splitlines()[-1])["skipped_files"]
+    assert set(summary["skipped_files"]) == set(refuse)
