@@ -97,20 +97,16 @@ class Fused:
 
 
 def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
-    """Read one lake file (path relative to the lake root) the way the index read it."""
-    import pyarrow.fs as pafs
+    """Read one lake file (path relative to the lake root) the way the index read it.
 
+    The path comes from the index folder, which is not trusted to stay inside the lake: a
+    ``../`` path, or a file that became a link out of the lake, is refused."""
     from raylake.errors import SkipFile
+    from raylake.lake.files import read_lake_file
     from raylake.lake.read import read_table
 
-    if "://" in lake_root:
-        fs, base = pafs.FileSystem.from_uri(_lake_base(lake_root))
-    else:
-        fs, base = pafs.LocalFileSystem(), lake_root
-    location = f"{base.rstrip('/')}/{relpath}"
     try:
-        with fs.open_input_stream(location, compression=None) as stream:
-            data = stream.read()
+        data = read_lake_file(lake_root, relpath)
     except (FileNotFoundError, OSError):
         raise FusionError(f"table {relpath} is no longer in the lake at {lake_root}: re-run raylake index") from None
     try:
@@ -119,18 +115,12 @@ def read_lake_table(lake_root: str, relpath: str) -> pa.Table:
         raise FusionError(f"table {relpath} can no longer be read ({exc}): re-run raylake index") from None
 
 
-def _lake_base(lake_root: str) -> str:
-    """The folder (or URI prefix) lake paths are relative to: a glob lake's fixed prefix."""
-    from raylake.lake.files import _split_glob
-
-    return _split_glob(lake_root)[0] if "://" in lake_root else lake_root
-
-
 def _scan(lake_root: str, relpath: str) -> str:
     """DuckDB table function reading one lake file (``Fused.sql``)."""
+    from raylake.lake.files import lake_location
     from raylake.lake.read import file_kind
 
-    location = _lit(f"{_lake_base(lake_root).rstrip('/')}/{relpath}")
+    location = _lit(lake_location(lake_root, relpath))
     if file_kind(relpath) == "parquet":
         return f"read_parquet({location})"
     return f"read_csv({location})"  # DuckDB sniffs the delimiter, header and types
@@ -150,6 +140,21 @@ def _label(path: str) -> str:
         if base.lower().endswith(ext):
             return base[: -len(ext)]
     return base
+
+
+def _unique_labels(paths: list[str]) -> list[str]:
+    """Part labels, distinct even case-blind (``a.csv`` and ``a.parquet``, ``A.csv`` and
+    ``a.csv``): a shared label would give two parts' columns one name."""
+    seen, out = set(), []
+    for p in paths:
+        label = _label(p)
+        if label.lower() in seen:
+            label = p
+        while label.lower() in seen:
+            label += "_"
+        seen.add(label.lower())
+        out.append(label)
+    return out
 
 
 def _is_numeric(t: pa.DataType) -> bool:
@@ -201,30 +206,48 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
             part_of[new] = part_of[anchor]
             parts[part_of[anchor]].append(new)
             mapping = s.get("mapping") or {}
-            taken = set(canon[anchor].values())
+            # DuckDB compares names case-blind: "Name" and "name" are one column to it
+            taken = {v.lower() for v in canon[anchor].values()}
+            used: set[str] = set()
             canon[new] = {}
             for c in cols:
                 target = canon[anchor].get(mapping.get(c, ""), None)
-                canon[new][c] = target if target is not None else (c if c not in taken else f"{c}__{_label(os.path.basename(new))}")
+                if target is None or target.lower() in used:
+                    target = c if c.lower() not in taken else f"{c}__{_label(os.path.basename(new))}"
+                    while target.lower() in used or (target != c and target.lower() in taken):
+                        target += "_"
+                used.add(target.lower())
+                canon[new][c] = target
         else:
             raise FusionError(f"unknown plan step op {op!r}")
 
-    labels = [_label(p[0]) for p in parts]
-    part_info = []
+    labels = _unique_labels([p[0] for p in parts])
+    part_info, out_names = [], {}
     ctes = []  # the temp tables below as the common table expressions of Fused.sql
     for k, members in enumerate(parts):
         selects, scans = [], []
+        # the provenance column takes a name no member column has: a lake column named
+        # "_src" must neither overwrite it nor be dropped
+        src = "_src"
+        while any(src.lower() in {v.lower() for v in canon[m].values()} for m in members):
+            src += "_"
         for m in members:
             name = f"m{len(tables)}_{abs(hash(m)) % 10**8}"
             con.register(name, load(m))
             cols = ", ".join(f"{_q(c)} AS {_q(canon[m][c])}" for c in load(m).column_names)
-            selects.append(f"SELECT {cols}, {_lit(m)} AS _src FROM {name}")
-            scans.append(f"SELECT {cols}, {_lit(m)} AS _src FROM {_scan(lake_root, m)}")
+            selects.append(f"SELECT {cols}, {_lit(m)} AS {_q(src)} FROM {name}")
+            scans.append(f"SELECT {cols}, {_lit(m)} AS {_q(src)} FROM {_scan(lake_root, m)}")
         con.sql(f"CREATE TEMP TABLE p{k} AS " + " UNION ALL BY NAME ".join(selects))
         ctes.append(f"p{k} AS (" + " UNION ALL BY NAME ".join(scans) + ")")
-        out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != "_src"]
+        out_cols = [c for c in con.sql(f"SELECT * FROM p{k} LIMIT 0").columns if c != src]
+        for c in out_cols:
+            full = f"{labels[k]}.{c}"
+            if full.lower() in out_names:  # "a.b" + "c" and "a" + "b.c": one name for two columns
+                raise FusionError(f"fused column name {full!r} would stand for two columns ({out_names[full.lower()]}); rename one of the files")
+            out_names[full.lower()] = f"{members[0]}: {c}"
+        # every fused column name holds a '.', so _src<k> (no dot) cannot collide with one
         proj = ", ".join(f"{_q(c)} AS {_q(labels[k] + '.' + c)}" for c in out_cols)
-        part_sql = f"SELECT {proj}{', ' if proj else ''}_src AS _src{k} FROM p{k}"
+        part_sql = f"SELECT {proj}{', ' if proj else ''}{_q(src)} AS _src{k} FROM p{k}"
         con.sql(f"CREATE TEMP TABLE q{k} AS {part_sql}")
         ctes.append(f"q{k} AS ({part_sql})")
         part_info.append({"label": labels[k], "tables": members, "rows": con.sql(f"SELECT count(*) FROM q{k}").fetchall()[0][0]})
@@ -285,7 +308,8 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         warnings.append("some parts are not connected by a join and are left out of the fused table")
     used = joined - left_out
     srcs = [f"_src{k}" for k in sorted(used)]
-    cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if not c.startswith("_src")]
+    internal = {f"_src{k}" for k in range(len(parts))}
+    cols = [c for c in con.sql(f"SELECT * FROM {current} LIMIT 0").columns if c not in internal]
     prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
     select = ", ".join(_q(c) for c in cols)
     final = f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}"

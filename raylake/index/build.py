@@ -70,7 +70,8 @@ def _profile_one(lake: Lake, f: LakeFile, cfg: IndexConfig) -> TableProfile | tu
     except SkipFile as exc:
         return (f.path, sha, str(exc))
     except Exception as exc:  # noqa: BLE001 — one bad file must not stop the lake; its reason is reported
-        return (f.path, sha, f"cannot profile: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}")
+        # the type only: a library's message may quote the file's bytes, and a reason is printed
+        return (f.path, sha, f"cannot profile: {type(exc).__name__} while reading it (a raylake bug: please report it)")
 
 
 def _profile_chunk(lake: Lake, files: list[LakeFile], cfg: IndexConfig):
@@ -191,7 +192,9 @@ def build_index(
         clean, dirty, moved = [], [], False
         for f in lake.files:
             old = prev_files.get(f.path)
-            if old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
+            if old and old.get("refused"):
+                dirty.append(f)  # a refused link or FIFO became a file
+            elif old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
                 clean.append(f)
             elif old and old["size"] == f.size and old.get("sha256"):
                 try:
@@ -202,7 +205,8 @@ def build_index(
                 moved = moved or sha == old["sha256"]
             else:
                 dirty.append(f)
-        lake_paths = {f.path for f in lake.files}
+        lake_paths = {f.path for f in lake.files} | set(lake.refused)
+        refused_moved = any(prev_files.get(p, {}).get("reason") != r or not prev_files[p].get("refused") for p, r in lake.refused.items())
         removed = sorted(p for p in prev_files if p not in lake_paths)
         stale_edges = prev is not None and _edges_stale(prev.manifest, cfg)
         if stale_edges:
@@ -211,10 +215,11 @@ def build_index(
         if stale_parts and not stale_edges:
             prog.note(f"METIS parts changed to {cfg.num_parts}: partitioning again (profiles and edges reused)")
 
-    if prev is not None and not dirty and not removed and not stale_edges and not stale_parts:
+    if prev is not None and not dirty and not removed and not refused_moved and not stale_edges and not stale_parts:
         manifest = prev.manifest
         if moved:
             manifest["files"] = {f.path: {**prev_files[f.path], "size": f.size, "mtime_ns": f.mtime_ns} for f in lake.files}
+            manifest["files"].update({p: prev_files[p] for p in lake.refused})
             store.update_manifest(prev.build, manifest)
         summary = dict(manifest["summary"])
         summary.update(up_to_date=True, changed=0, removed=0, timings_s={**prog.timings, "total": round(time.perf_counter() - t_start, 3)})
@@ -241,8 +246,8 @@ def build_index(
 
     # ---- assemble all tables (reused + new), ids in path order
     fresh: dict[str, TableProfile] = {}
-    skipped: dict[str, str] = {}
-    shas: dict[str, str] = {}
+    skipped: dict[str, str] = dict(lake.refused)
+    shas: dict[str, str] = {p: "" for p in lake.refused}
     for r in results:
         if isinstance(r, TableProfile):
             fresh[r.path] = r
@@ -406,7 +411,7 @@ def build_index(
             summary = {
                 "lake": lake.root,
                 "index_dir": index_dir,
-                "files": len(lake.files),
+                "files": len(lake.files) + len(lake.refused),
                 "tables": len(paths),
                 "columns": len(col_records),
                 "rows": int(sum(t["n_rows"] for t in table_rows)),
@@ -426,6 +431,8 @@ def build_index(
                 entry = {"size": f.size, "mtime_ns": f.mtime_ns, "sha256": shas.get(f.path, "")}
                 entry.update({"status": "skipped", "reason": skipped[f.path]} if f.path in skipped else {"status": "indexed"})
                 files[f.path] = entry
+            for p, reason in lake.refused.items():  # never opened: no size, no hash
+                files[p] = {"size": 0, "mtime_ns": 0, "sha256": "", "status": "skipped", "reason": reason, "refused": True}
             prog.timings["total"] = round(time.perf_counter() - t_start, 3)
             summary["timings_s"] = dict(prog.timings)
             writer.json(

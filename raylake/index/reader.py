@@ -12,7 +12,9 @@ import os
 import numpy as np
 import pyarrow.parquet as pq
 
+from raylake.errors import LakeError
 from raylake.index import store
+from raylake.lake.files import safe_relpath
 
 
 class LakeIndex:
@@ -24,6 +26,9 @@ class LakeIndex:
         self.tables = pq.read_table(os.path.join(self.build, "tables.parquet")).to_pydict()
         self.columns = pq.read_table(os.path.join(self.build, "columns.parquet")).to_pydict()
         self.paths: list[str] = self.tables["path"]
+        for p in self.paths:  # an edited index folder must not point fusion outside the lake
+            if safe_relpath(p) != p:
+                raise LakeError(f"the index in {self.index_dir!r} names table {p!r}, not a plain path inside the lake: rebuild it")
         self.path_id = {p: i for i, p in enumerate(self.paths)}
         self.col_table = np.asarray(self.columns["table_id"], np.int32)
         order = np.argsort(self.col_table, kind="stable")

@@ -148,3 +148,46 @@ def test_files_on_disk_and_write(tmp_path):
     os.remove(lake / "points_2019.csv")
     with pytest.raises(FusionError, match="no longer in the lake"):
         fuse(steps, str(lake))
+
+
+def test_lake_columns_named_like_the_provenance_keep_their_values():
+    """A lake column "_src" once overwrote the provenance, and a file named _src*.csv lost its columns."""
+    a = pa.table({"_src": ["mine", "also"], "id": [1, 2]})
+    b = pa.table({"id": [1, 2], "_src0": ["x", "y"], "_provenance": ["p", "q"]})
+    steps = [
+        {"op": "start", "new": "_src_a.csv"},
+        {"op": "union", "new": "_src_b.csv", "anchor": "_src_a.csv", "mapping": {"id": "id", "_src": "_src"}},
+        {"op": "join", "new": "b.csv", "anchor": "_src_a.csv", "keys": {"anchor_column": "id", "new_column": "id"}},
+    ]
+    f = fuse(steps, "/lake", reader=reader({"_src_a.csv": a, "_src_b.csv": a, "b.csv": b}))
+    rows = sorted(f.table.to_pylist(), key=lambda r: (r["_provenance"], r["_src_a.id"]))
+    assert [r["_src_a._src"] for r in rows] == ["mine", "also", "mine", "also"]
+    assert [r["_provenance"] for r in rows] == ["_src_a.csv ⋈ b.csv"] * 2 + ["_src_b.csv ⋈ b.csv"] * 2
+    assert [r["b._src0"] for r in rows] == ["x", "y", "x", "y"] and [r["b._provenance"] for r in rows] == ["p", "q", "p", "q"]
+
+
+def test_names_that_differ_only_in_case_stay_apart():
+    """DuckDB names are case-blind: a shard's unmapped "NAME" must not land in the anchor's "name",
+    and parts labelled "T" and "t" (or t.csv and t.parquet) must not share column names."""
+    anchor = pa.table({"id": [1], "name": ["anchor"]})
+    shard = pa.table({"id": [2], "NAME": ["shard"]})
+    other = pa.table({"id": [1], "name": ["other"]})
+    steps = [
+        {"op": "start", "new": "t.csv"},
+        {"op": "union", "new": "s.csv", "anchor": "t.csv", "mapping": {"id": "id"}},
+        {"op": "join", "new": "T.parquet", "anchor": "t.csv", "keys": {"anchor_column": "id", "new_column": "id"}},
+    ]
+    f = fuse(steps, "/lake", reader=reader({"t.csv": anchor, "s.csv": shard, "T.parquet": other}))
+    rows = f.table.to_pylist()
+    assert len(rows) == 1 and rows[0]["t.name"] == "anchor" and rows[0]["T.parquet.name"] == "other"
+    assert "t.NAME__s" in f.table.column_names and rows[0]["t.NAME__s"] is None
+
+
+def test_a_plan_path_outside_the_lake_is_refused(tmp_path):
+    (tmp_path / "secret.csv").write_text("id,pw\n1,hunter2\n")
+    (tmp_path / "lake").mkdir()
+    (tmp_path / "lake" / "a.csv").write_text("id\n1\n")
+    for path in ("../secret.csv", str(tmp_path / "secret.csv"), "./../secret.csv", ""):
+        with pytest.raises(RaylakeError, match="not a path inside the lake"):
+            fuse([{"op": "start", "new": path}], str(tmp_path / "lake"))
+    assert fuse([{"op": "start", "new": "./a.csv"}], str(tmp_path / "lake")).table.num_rows == 1
