@@ -40,6 +40,7 @@ from raylake.index.partition import partition_tables
 from raylake.index.profile import TableProfile, profile_table
 from raylake.index.unions import candidate_table_pairs, find_unions
 from raylake.lake import Lake, LakeFile, open_lake, read_table
+from raylake.runtime import start_ray
 
 # parameters that change what is stored: a different value forces a full rebuild
 _CONTENT_PARAMS = (
@@ -149,19 +150,6 @@ def _load_previous(index_dir: str, cfg: IndexConfig, model_path: str, progress: 
 # --------------------------------------------------------------------------- ray
 
 
-def _ensure_ray(address: str | None):
-    import ray
-
-    if not ray.is_initialized():
-        os.environ.setdefault("RAY_DEDUP_LOGS", "1")
-        kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=True)
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(**kwargs)
-    return ray
-
-
 # --------------------------------------------------------------------------- build
 
 
@@ -221,7 +209,7 @@ def build_index(
         return summary
 
     with prog.stage("ray_init"):
-        ray = _ensure_ray(address)
+        ray = start_ray(address)
 
     # ---- profile changed files
     with prog.stage("profile"):

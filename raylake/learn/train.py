@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from raylake.errors import RaylakeError
 from raylake.learn.iql import IQLConfig
 from raylake.learn.model import ModelConfig
+from raylake.runtime import start_ray
 
 
 @dataclass
@@ -196,8 +197,7 @@ def train(traj_dir: str, model_dir: str, cfg: TrainConfig | None = None, *, addr
                 shutil.rmtree(q)
             elif os.path.exists(q):
                 os.remove(q)
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+    start_ray(address, log_to_driver=True)  # Ray Train's workers report through their logs
     ds = ray.data.read_parquet(shards)
     train_ds = ds.map_batches(_keep_train, batch_format="pyarrow")
     val_ds = ds.map_batches(_keep_held_out, batch_format="pyarrow")

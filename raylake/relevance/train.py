@@ -179,10 +179,9 @@ def train(index_dir: str, out: str, questions: str | None, cfg: RelevanceConfig,
         read_questions(questions, index)
     if not questions and cfg.pseudo_questions <= 0:
         raise RaylakeError("nothing to train on: give --questions FILE, --pseudo N, or both")
-    import ray
+    from raylake.runtime import start_ray
 
-    if not ray.is_initialized():  # the task's prints are the progress, so worker logs reach this terminal
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+    ray = start_ray(address, log_to_driver=True)  # the task's prints are the progress: worker logs reach this terminal
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     index_dir = os.path.abspath(index_dir)
     examples = read_questions(questions, index) if questions else []
