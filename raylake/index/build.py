@@ -174,6 +174,7 @@ def build_index(
             rel = os.path.relpath(index_dir, lake.base)
             if not rel.split(os.sep)[0].startswith("."):
                 raise RaylakeError(f"the index dir {index_dir!r} is inside the lake; use a hidden folder (.raylake) or one outside it")
+        store.clear_stale(index_dir)  # a killed build's leftovers go on every run, not only when something changed
         prev = _load_previous(index_dir, cfg, model_path, prog)
         prev_files = prev.manifest.get("files", {}) if prev else {}
         clean, dirty, moved = [], [], False
