@@ -26,15 +26,15 @@ def start_ray(address: str | None = None, *, include_dashboard: bool = False, lo
     A process that already runs Ray keeps it. ``kwargs`` go to ``ray.init`` (``num_cpus``,
     ``logging_level``, ...); a requested dashboard binds 127.0.0.1 too.
     """
-    os.environ.setdefault("RAY_DEDUP_LOGS", "1")
-    local = address is None and not os.environ.get("RAY_ADDRESS")
-    if local or is_loopback_address(address):
-        # a driver joining a loopback Ray must also see its node IP as 127.0.0.1 to find the raylet
-        _single_machine_mode()
     import ray
 
     if ray.is_initialized():
         return ray
+    os.environ.setdefault("RAY_DEDUP_LOGS", "1")
+    local = address is None and not os.environ.get("RAY_ADDRESS")
+    if local or is_loopback_address(address or os.environ.get("RAY_ADDRESS")):
+        # a driver joining a loopback Ray must also see its node IP as 127.0.0.1 to find the raylet
+        _single_machine_mode()
     kwargs.setdefault("logging_level", "ERROR")
     kwargs["log_to_driver"] = log_to_driver
     if local:
