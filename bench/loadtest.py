@@ -87,13 +87,13 @@ class Service:
     """A local Ray + Serve with the search app deployed over one index."""
 
     def __init__(self):
-        import ray
         from ray import serve
+
+        from raylake.runtime import start_ray
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        if not ray.is_initialized():
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        start_ray(num_cpus=2)
         self.port = free_port()
         serve.start(http_options={"host": "127.0.0.1", "port": self.port}, logging_config={"log_level": "WARNING", "enable_access_log": False})
         self.url = f"http://127.0.0.1:{self.port}"

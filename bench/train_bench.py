@@ -29,12 +29,11 @@ def main() -> None:
     p.add_argument("--out", default="bench/results/train.json")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    import ray
-
     from raylake.learn.train import TrainConfig, train
     from raylake.learn.trajectories import TrajectoryConfig, generate, lake_arrays
+    from raylake.runtime import start_ray
 
-    ray.init(num_cpus=max(2, args.workers), include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    start_ray(num_cpus=max(2, args.workers))
     arrays = lake_arrays(args.index_dir, args.cache, TrajectoryConfig())
     runs = []
     for sampler in args.samplers.split(","):

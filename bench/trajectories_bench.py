@@ -36,12 +36,11 @@ def main() -> None:
     p.add_argument("--out", default="bench/results/trajectories.json")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    import ray
-
     from raylake.learn.trajectories import TrajectoryConfig, generate, lake_arrays
+    from raylake.runtime import start_ray
 
     workers = [int(w) for w in args.workers.split(",")]
-    ray.init(num_cpus=max(workers), include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    start_ray(num_cpus=max(workers))
     t = time.perf_counter()
     arrays = lake_arrays(args.index_dir, args.cache, TrajectoryConfig())
     arrays_s = time.perf_counter() - t

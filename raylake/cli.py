@@ -11,11 +11,8 @@ import json
 import os
 import sys
 
-from raylake.errors import RaylakeError
+from raylake.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, RaylakeError
 
-# Skipped files get their own code: 1 is also what an uncaught Python exception exits with,
-# so a script that tolerates skips must not thereby tolerate a crash.
-EXIT_OK, EXIT_USAGE, EXIT_SKIPPED, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 def _print_json(obj) -> None:
@@ -57,7 +54,7 @@ def cmd_index(args) -> int:
             )
         for path, reason in summary.get("skipped_files", {}).items():
             print(f"  skipped {path}: {reason}", file=sys.stderr)
-    return EXIT_SKIPPED if summary.get("skipped") else EXIT_OK
+    return EXIT_PARTIAL if summary.get("skipped") else EXIT_OK
 
 
 def cmd_inspect(args) -> int:

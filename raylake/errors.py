@@ -7,6 +7,13 @@ exits with its ``exit_code``; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 
+# Exit codes of every command. Partial success (files skipped by `index`, lines of an `ask
+# --questions` batch that got an error line) gets its own code: 1 is also what an uncaught
+# Python exception exits with, so a script that tolerates a partial result must not thereby
+# tolerate a crash.
+EXIT_OK, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
 class RaylakeError(Exception):
     """An error caused by the user's input or environment, with an actionable message."""
 

@@ -1,7 +1,7 @@
 """Shared fixtures: one local Ray per test session, the example lake, and its index.
 
 ``ray.init()`` costs 6–8 s and ~650 MB, so every test that needs Ray shares one instance
-(2 CPUs, no dashboard), started on first use.
+(2 CPUs, no dashboard, bound to 127.0.0.1), started on first use.
 """
 from __future__ import annotations
 
@@ -22,10 +22,9 @@ SPIDER = os.path.abspath(os.path.join(ROOT, "..", "shared", "data", "spider_lake
 
 @pytest.fixture(scope="session")
 def ray_session():
-    import ray
+    from raylake.runtime import start_ray
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray = start_ray(num_cpus=2)  # loopback only, like the engine's own
     yield ray
     ray.shutdown()
 

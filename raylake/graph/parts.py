@@ -34,10 +34,9 @@ class PartitionedGraph:
     """Region queries over one :class:`PartServer` actor per part."""
 
     def __init__(self, graph, part_of: np.ndarray):
-        import ray
+        from raylake.runtime import start_ray
 
-        if not ray.is_initialized():
-            ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        ray = start_ray()
         self.part_of = np.asarray(part_of, np.int64)
         actor_cls = ray.remote(num_cpus=0)(PartServer)  # lookups, not compute: do not hold a CPU
         self.actors = {}

@@ -40,6 +40,7 @@ from raylake.index.partition import partition_tables
 from raylake.index.profile import TableProfile, profile_table
 from raylake.index.unions import candidate_table_pairs, find_unions
 from raylake.lake import Lake, LakeFile, open_lake, read_table
+from raylake.runtime import start_ray
 
 # parameters that change what is stored: a different value forces a full rebuild
 _CONTENT_PARAMS = (
@@ -150,19 +151,6 @@ def _load_previous(index_dir: str, cfg: IndexConfig, model_path: str, progress: 
 # --------------------------------------------------------------------------- ray
 
 
-def _ensure_ray(address: str | None):
-    import ray
-
-    if not ray.is_initialized():
-        os.environ.setdefault("RAY_DEDUP_LOGS", "1")
-        kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR", configure_logging=True)
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(**kwargs)
-    return ray
-
-
 # --------------------------------------------------------------------------- build
 
 
@@ -187,6 +175,7 @@ def build_index(
             rel = os.path.relpath(index_dir, lake.base)
             if not rel.split(os.sep)[0].startswith("."):
                 raise RaylakeError(f"the index dir {index_dir!r} is inside the lake; use a hidden folder (.raylake) or one outside it")
+        store.clear_stale(index_dir)  # a killed build's leftovers go on every run, not only when something changed
         prev = _load_previous(index_dir, cfg, model_path, prog)
         prev_files = prev.manifest.get("files", {}) if prev else {}
         clean, dirty, moved = [], [], False
@@ -226,7 +215,7 @@ def build_index(
         return summary
 
     with prog.stage("ray_init"):
-        ray = _ensure_ray(address)
+        ray = start_ray(address)
 
     # ---- profile changed files
     with prog.stage("profile"):

@@ -8,6 +8,7 @@ joins.
 """
 from __future__ import annotations
 
+import decimal
 import json
 import re
 from dataclasses import dataclass
@@ -65,6 +66,10 @@ def canonical(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
         out = pc.utf8_lower(pc.utf8_trim_whitespace(col))
         out = pc.if_else(pc.equal(out, ""), pa.scalar(None, out.type), out)
+    elif pa.types.is_decimal(t):
+        # a decimal prints its scale ("12.50"); drop the trailing zeros so it reads like the same float ("12.5")
+        out = pc.replace_substring_regex(pc.cast(col, pa.string()), r"(\.\d*?)0+$", r"\1")
+        out = pc.replace_substring_regex(out, r"\.$", "")
     else:
         out = pc.cast(col, pa.string())
     return out.cast(pa.large_string())
@@ -83,6 +88,14 @@ class TableProfile:
     table_text: str
 
 
+def json_number(v):
+    """A number JSON stores as a number: a Decimal (Parquet decimal128/256) becomes an int when
+    whole, else the nearest float; stored as text it would no longer compare with numbers."""
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    return v
+
+
 def _summary(col: pa.ChunkedArray, dtype: str, canon: pa.Array, cfg: IndexConfig) -> dict:
     valid = canon.drop_null()
     if len(valid) == 0:
@@ -90,7 +103,8 @@ def _summary(col: pa.ChunkedArray, dtype: str, canon: pa.Array, cfg: IndexConfig
     if dtype in ("int", "float"):
         mm = pc.min_max(col)
         mean = pc.mean(col).as_py()
-        return {"min": mm["min"].as_py(), "max": mm["max"].as_py(), "mean": None if mean is None else round(float(mean), 6)}
+        return {"min": json_number(mm["min"].as_py()), "max": json_number(mm["max"].as_py()),
+                "mean": None if mean is None else round(float(mean), 6)}
     if dtype == "date":
         return {"min": pc.min(valid).as_py(), "max": pc.max(valid).as_py()}
     vc = pc.value_counts(valid)

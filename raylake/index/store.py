@@ -18,8 +18,10 @@ Layout (documented in the README)::
 
 A build writes a new ``build-*`` folder completely, fsyncs it, and only then replaces
 ``CURRENT`` with ``os.replace`` (atomic on POSIX and Windows). A crash or Ctrl-C at any
-moment leaves the previous ``CURRENT`` pointing at the previous, complete build; stale
-folders are removed by the next successful build.
+moment leaves the previous ``CURRENT`` pointing at the previous, complete build. While a
+build writes ``.tmp-build-*`` it holds an exclusive lock on the folder's ``.owner.lock``;
+every ``raylake index`` run starts by removing the ``.tmp-build-*`` folders whose lock no
+live process holds (a killed build's), so concurrent builds never lose each other's work.
 """
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ import shutil
 import time
 import uuid
 
+try:
+    import fcntl
+except ImportError:  # Windows: builds are told apart by the pid they record
+    fcntl = None
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -37,7 +44,10 @@ from raylake.config import FORMAT_VERSION
 from raylake.errors import IndexMissingError, IndexVersionError
 
 CURRENT = "CURRENT"
-_OWNER = ".owner.pid"
+_LOCK = ".owner.lock"  # held (flock) by the writing process; its text is that process's id
+_OWNER = ".owner.pid"  # what builds before the lock recorded
+_STAGING = ".tmp-new-"  # a build folder before its lock is taken
+_GRACE_S = 60  # a lock-less staging folder younger than this may be one being created right now
 ARRAYS = ("signatures", "emb_header", "emb_sample", "emb_table")
 FAISS = {"columns_header": "emb_header", "columns_sample": "emb_sample", "tables": "emb_table"}
 
@@ -78,9 +88,17 @@ class BuildWriter:
         os.makedirs(self.index_dir, exist_ok=True)
         self.name = f"build-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.tmp = os.path.join(self.index_dir, f".tmp-{self.name}")
-        os.makedirs(self.tmp)
-        with open(os.path.join(self.tmp, _OWNER), "w") as fh:
-            fh.write(str(os.getpid()))
+        # the folder gets its build name only once locked: a .tmp-build-* without a lock is a dead one's
+        staging = os.path.join(self.index_dir, f"{_STAGING}{uuid.uuid4().hex[:8]}")
+        os.makedirs(staging)
+        self._lock = open(os.path.join(staging, _LOCK), "w")
+        if fcntl is not None:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX)  # released by the kernel when this process dies
+        self._lock.write(str(os.getpid()))
+        self._lock.flush()
+        if fcntl is None:
+            self._lock.close()  # Windows renames no folder with an open file in it; the pid is the claim
+        os.rename(staging, self.tmp)
 
     def path(self, name: str) -> str:
         return os.path.join(self.tmp, name)
@@ -104,12 +122,14 @@ class BuildWriter:
             json.dump(obj, fh, indent=1, sort_keys=True, default=str)
 
     def commit(self) -> str:
-        os.unlink(os.path.join(self.tmp, _OWNER))
         for entry in os.scandir(self.tmp):
-            with open(entry.path, "rb") as fh:
-                os.fsync(fh.fileno())
+            if entry.name != _LOCK:
+                with open(entry.path, "rb") as fh:
+                    os.fsync(fh.fileno())
         final = os.path.join(self.index_dir, self.name)
-        os.rename(self.tmp, final)
+        os.rename(self.tmp, final)  # still locked: no other build's cleanup can take it for a dead one's
+        os.unlink(os.path.join(final, _LOCK))
+        self._release()
         pointer = os.path.join(self.index_dir, f".{CURRENT}.{uuid.uuid4().hex[:8]}")
         with open(pointer, "w", encoding="utf-8") as fh:
             fh.write(self.name + "\n")
@@ -122,6 +142,11 @@ class BuildWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self._release()
+
+    def _release(self) -> None:
+        if not self._lock.closed:
+            self._lock.close()  # closing drops the flock
 
 
 def update_manifest(build: str, manifest: dict) -> None:
@@ -141,18 +166,57 @@ def cleanup(index_dir: str, keep: int = 2) -> None:
     builds = sorted((e for e in os.scandir(index_dir) if e.is_dir() and e.name.startswith("build-")), key=lambda e: e.stat().st_mtime, reverse=True)
     recent = {e.path for e in builds[:keep]} | {live}
     for entry in os.scandir(index_dir):
-        if not entry.is_dir() or entry.path in recent:
-            continue
-        if entry.name.startswith("build-") or (entry.name.startswith(".tmp-build-") and not _owner_alive(entry.path)):
+        if entry.is_dir() and entry.path not in recent and entry.name.startswith("build-"):
             shutil.rmtree(entry.path, ignore_errors=True)
-    for entry in os.scandir(index_dir):
-        if entry.name.startswith(f".{CURRENT}.") and _older_than(entry.path, 60):
-            os.unlink(entry.path)
+    clear_stale(index_dir)
 
 
-def _owner_alive(tmp: str) -> bool:
+def clear_stale(index_dir: str) -> list[str]:
+    """Remove what killed builds left in ``index_dir`` (``.tmp-build-*`` folders no live build
+    holds, old ``CURRENT`` pointer files); returns the folder names removed. Safe while other
+    builds run: a folder whose lock is held is theirs."""
+    removed = []
     try:
-        with open(os.path.join(tmp, _OWNER)) as fh:
+        entries = list(os.scandir(index_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for entry in entries:
+        if entry.name.startswith((".tmp-build-", _STAGING)) and entry.is_dir(follow_symlinks=False) and not _in_use(entry.path):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.name)
+        elif entry.name.startswith(f".{CURRENT}.") and _older_than(entry.path, _GRACE_S):
+            try:
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                pass
+    return removed
+
+
+def _in_use(tmp: str) -> bool:
+    """Whether a live build still writes ``tmp``."""
+    lock = os.path.join(tmp, _LOCK)
+    try:
+        fh = open(lock, "r+")
+    except FileNotFoundError:
+        legacy = os.path.join(tmp, _OWNER)
+        if os.path.exists(legacy):
+            return _pid_alive(legacy)
+        return os.path.basename(tmp).startswith(_STAGING) and not _older_than(tmp, _GRACE_S)  # its lock is being taken
+    except OSError:
+        return True  # not ours to judge (permissions): leave it
+    with fh:
+        if fcntl is None:
+            return _pid_alive(lock)
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False  # closing the file releases the lock we just took
+
+
+def _pid_alive(path: str) -> bool:
+    try:
+        with open(path) as fh:
             pid = int(fh.read().strip())
         os.kill(pid, 0)
     except (OSError, ValueError):

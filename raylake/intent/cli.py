@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import time
 
-from raylake.errors import RaylakeError
-
 
 def register(subparsers) -> None:
     """Add ``intent`` to the ``raylake`` subcommands."""
@@ -27,9 +25,10 @@ def register(subparsers) -> None:
 
 def extract(question: str, index_dir: str):
     """``(graph, source, ms)`` for ``question`` against the index in ``index_dir``."""
-    if not isinstance(question, str) or not question.strip():
-        raise RaylakeError('empty question: ask something, e.g. raylake intent "which clubs have the most players?"')
     from raylake.index.reader import LakeIndex
+    from raylake.intent.model import check_question
+
+    check_question(question, "intent")
     from raylake.intent.offline import OfflineExtractor
     from raylake.llm.client import LLMClient
 

@@ -23,7 +23,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from raylake.errors import IntentError
+from raylake.errors import IntentError, RaylakeError
+
+
+def check_question(question, command: str = "ask") -> str:
+    """``question`` if it is non-empty text, else a one-line error. Bytes that are not UTF-8
+    reach Python as lone surrogates (from argv, or a JSON ``\\ud800`` escape); no later stage
+    could print, encode or send them."""
+    if not isinstance(question, str) or not question.strip():
+        raise RaylakeError(f'empty question: ask something, e.g. raylake {command} "which clubs have the most players?"')
+    bad = next((i for i, ch in enumerate(question) if "\ud800" <= ch <= "\udfff"), None)
+    if bad is not None:
+        raise RaylakeError(f"the question is not valid text at character {bad + 1} (a byte that is not UTF-8, "
+                           "or a lone surrogate): send UTF-8 text")
+    return question
 
 
 @dataclass

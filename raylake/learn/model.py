@@ -17,13 +17,28 @@
 """
 from __future__ import annotations
 
+import pickle
 from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
 
+from raylake.errors import RaylakeError
 from raylake.learn.features import EDGE_TYPES
 from raylake.learn.lake import DTYPES
+
+
+def load_tensors(path: str):
+    """``torch.load`` of tensors and plain values only: a model dir or checkpoint is data, and a
+    pickled object in it (which a full unpickle would run) is refused, not executed."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise RaylakeError(f"refusing to load {path!r}: it holds more than tensors and plain values "
+                           "(a pickled object could run code); retrain or delete it") from None
+    except (OSError, RuntimeError, EOFError) as exc:
+        raise RaylakeError(f"cannot read {path!r} ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                           "retrain or delete it") from None
 
 
 @dataclass

@@ -39,7 +39,7 @@ class QScorer:
         """Load ``model.pt`` + ``model.json`` written by ``raylake train``."""
         import torch
 
-        from raylake.learn.model import ModelConfig, QVNet
+        from raylake.learn.model import ModelConfig, QVNet, load_tensors
 
         mj, mp = os.path.join(model_dir, "model.json"), os.path.join(model_dir, "model.pt")
         if not (os.path.exists(mj) and os.path.exists(mp)):
@@ -49,7 +49,7 @@ class QScorer:
         if threads:
             torch.set_num_threads(threads)  # a few hundred small graphs: extra threads only contend
         model = QVNet(ModelConfig(**meta["model"]))
-        model.load_state_dict(torch.load(mp, map_location="cpu", weights_only=True))
+        model.load_state_dict(load_tensors(mp))
         return cls(model, meta, blend, threads)
 
     # ------------------------------------------------------------------ inputs

@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 
 from raylake.errors import RaylakeError
 from raylake.learn.iql import IQLConfig
-from raylake.learn.model import ModelConfig
+from raylake.learn.model import ModelConfig, load_tensors
+from raylake.runtime import start_ray
 
 
 @dataclass
@@ -102,7 +103,7 @@ def _train_loop(config: dict) -> None:
     ckpt = ray.train.get_checkpoint()
     resume_path = ckpt.path if ckpt is not None else config.get("resume_from")
     if resume_path:
-        state = torch.load(os.path.join(resume_path, "state.pt"), weights_only=False)
+        state = load_tensors(os.path.join(resume_path, "state.pt"))
         learner.load_state_dict(state)
     val_rows = None
     if rank == 0:
@@ -168,8 +169,11 @@ def latest_checkpoint(model_dir: str) -> str | None:
     if not found:
         return None
     def step(p):
-        with open(os.path.join(os.path.dirname(p), "model.json")) as f:
-            return json.load(f)["step"]
+        try:
+            with open(os.path.join(os.path.dirname(p), "model.json")) as f:
+                return int(json.load(f)["step"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return -1  # a checkpoint without its step is the last choice
     return os.path.dirname(max(found, key=step))
 
 
@@ -189,6 +193,8 @@ def train(traj_dir: str, model_dir: str, cfg: TrainConfig | None = None, *, addr
     model_dir = os.path.abspath(model_dir)
     os.makedirs(model_dir, exist_ok=True)
     resume_from = latest_checkpoint(model_dir) if cfg.resume else None
+    if resume_from:
+        load_tensors(os.path.join(resume_from, "state.pt"))  # refused here, in one line, not deep in a Ray Train worker
     if not cfg.resume:
         for p in ("ray", "tmp_ckpt", "metrics.jsonl"):
             q = os.path.join(model_dir, p)
@@ -196,8 +202,7 @@ def train(traj_dir: str, model_dir: str, cfg: TrainConfig | None = None, *, addr
                 shutil.rmtree(q)
             elif os.path.exists(q):
                 os.remove(q)
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+    start_ray(address, log_to_driver=True)  # Ray Train's workers report through their logs
     ds = ray.data.read_parquet(shards)
     train_ds = ds.map_batches(_keep_train, batch_format="pyarrow")
     val_ds = ds.map_batches(_keep_held_out, batch_format="pyarrow")
@@ -246,7 +251,7 @@ def export(checkpoint_dir: str, model_dir: str) -> None:
     """Write ``model.pt`` (online weights) and ``model.json`` (configs, step, index build) for QScorer."""
     import torch
 
-    state = torch.load(os.path.join(checkpoint_dir, "state.pt"), weights_only=False)
+    state = load_tensors(os.path.join(checkpoint_dir, "state.pt"))
     torch.save(state["model"], os.path.join(model_dir, "model.pt.tmp"))
     os.replace(os.path.join(model_dir, "model.pt.tmp"), os.path.join(model_dir, "model.pt"))
     shutil.copyfile(os.path.join(checkpoint_dir, "model.json"), os.path.join(model_dir, "model.json"))

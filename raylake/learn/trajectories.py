@@ -41,6 +41,7 @@ from raylake.errors import RaylakeError
 from raylake.learn.compress import Subgraph, compress
 from raylake.learn.lake import LakeArrays
 from raylake.learn.reward import RewardBatch, pseudo_reward
+from raylake.runtime import start_ray
 
 SAMPLERS = ("centrality", "uniform", "anchor_only")
 OPS = {"start": 0, "join": 1, "union": 2}
@@ -656,8 +657,7 @@ def generate(index_dir: str | None, out_dir: str, cfg: TrajectoryConfig | None =
     os.makedirs(shard_dir, exist_ok=True)
     for f in os.listdir(shard_dir):  # a rerun replaces the corpus; a half-written one never mixes in
         os.remove(os.path.join(shard_dir, f))
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    start_ray(address)
     part_of, tasks = plan_tasks(arrays, cfg)
     workers = cfg.workers or max(1, int(ray.available_resources().get("CPU", 1)))
     remote = ray.remote(num_cpus=1)(_batch_task)

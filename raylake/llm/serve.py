@@ -220,10 +220,9 @@ def serve_vllm(
     app = build_app(model_path, name=name, num_gpus=num_gpus, tensor_parallel_size=tensor_parallel_size)
     if address is None and importlib.util.find_spec("vllm") is None:
         raise LLMError(GPU_HINT)
-    import ray
+    from raylake.runtime import start_ray
 
-    if not ray.is_initialized():
-        ray.init(address=address, logging_level="ERROR")
+    ray = start_ray(address, log_to_driver=True)
     if address is None:
         # Locally no autoscaler will add GPUs: a replica that cannot fit would wait forever.
         have, need = ray.cluster_resources().get("GPU", 0), max(num_gpus, tensor_parallel_size)

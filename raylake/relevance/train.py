@@ -16,6 +16,7 @@ does not pay at this size (a few thousand pairs, minutes on two cores).
 """
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import time
@@ -30,26 +31,32 @@ from raylake.errors import RaylakeError
 def read_questions(path: str, index) -> list[tuple[str, list[int]]]:
     """``(question, table ids)`` of every line of a questions file; a one-line error for a bad line."""
     try:
-        fh = open(path, encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError as exc:
         raise RaylakeError(f"cannot read questions file {path!r}: {exc.strerror}") from None
     out = []
-    with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise RaylakeError(f"{path}:{n}: not a JSON object") from None
-            q = obj.get("question") if isinstance(obj, dict) else None
-            gold = obj.get("gold_tables") if isinstance(obj, dict) else None
-            if not isinstance(q, str) or not q.strip() or not isinstance(gold, list) or not gold:
-                raise RaylakeError(f"{path}:{n}: needs 'question' (text) and 'gold_tables' (a non-empty list of lake paths)")
-            missing = [g for g in gold if g not in index.path_id]
-            if missing:
-                raise RaylakeError(f"{path}:{n}: table {missing[0]!r} is not in the index (paths are relative to {index.lake_root})")
-            out.append((q, [index.path_id[g] for g in dict.fromkeys(gold)]))
+    for n, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RaylakeError(f"{path}:{n}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                               "save the file as UTF-8") from None
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise RaylakeError(f"{path}:{n}: not a JSON object") from None
+        q = obj.get("question") if isinstance(obj, dict) else None
+        gold = obj.get("gold_tables") if isinstance(obj, dict) else None
+        if not isinstance(q, str) or not q.strip() or not isinstance(gold, list) or not gold \
+                or not all(isinstance(g, str) for g in gold):
+            raise RaylakeError(f"{path}:{n}: needs 'question' (text) and 'gold_tables' (a non-empty list of lake paths)")
+        missing = [g for g in gold if g not in index.path_id]
+        if missing:
+            raise RaylakeError(f"{path}:{n}: table {missing[0]!r} is not in the index (paths are relative to {index.lake_root})")
+        out.append((q, [index.path_id[g] for g in dict.fromkeys(gold)]))
     if not out:
         raise RaylakeError(f"questions file {path!r} has no questions")
     return out
@@ -179,10 +186,9 @@ def train(index_dir: str, out: str, questions: str | None, cfg: RelevanceConfig,
         read_questions(questions, index)
     if not questions and cfg.pseudo_questions <= 0:
         raise RaylakeError("nothing to train on: give --questions FILE, --pseudo N, or both")
-    import ray
+    from raylake.runtime import start_ray
 
-    if not ray.is_initialized():  # the task's prints are the progress, so worker logs reach this terminal
-        ray.init(address=address, include_dashboard=False, logging_level="ERROR")
+    ray = start_ray(address, log_to_driver=True)  # the task's prints are the progress: worker logs reach this terminal
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     index_dir = os.path.abspath(index_dir)
     examples = read_questions(questions, index) if questions else []

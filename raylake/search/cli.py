@@ -1,16 +1,18 @@
 """``raylake ask``: one question (or a JSON-lines file of them) against a loaded index.
 
-Exit codes: 0 answered (an answer may be empty, with a ``reason``), 2 user error (empty
-question, no index, an index of another format, unreadable questions file, a plan whose
-fusion fails).
+Exit codes: 0 answered (an answer may be empty, with a ``reason``), 3 some lines of a
+``--questions`` batch got an error line instead of an answer, 2 user error (empty question,
+no index, an index of another format, unreadable questions file, a plan whose fusion fails).
 """
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
 
-from raylake.errors import RaylakeError
+from raylake.errors import EXIT_PARTIAL, RaylakeError
+from raylake.intent.model import check_question
 
 
 def register(subparsers) -> None:
@@ -54,26 +56,83 @@ def _engine(args):
     return eng
 
 
-def _read_questions(path: str) -> list[dict]:
+def read_questions(path: str) -> list[dict]:
+    """One entry per non-blank line of a JSON-lines file: ``{line, id, question}``, or ``{line, id,
+    error}`` for a line that cannot be asked (not UTF-8, not a JSON object with a string
+    ``question``, an ``id`` already used), so one bad line costs only its own answer. A UTF-8
+    byte-order mark is skipped; an unreadable or empty file is a one-line error."""
     try:
-        fh = open(path, encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError as exc:
         raise RaylakeError(f"cannot read questions file {path}: {exc.strerror}") from None
-    out = []
-    with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RaylakeError(f"{path}:{n}: not a JSON object ({exc.msg})") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
-                raise RaylakeError(f"{path}:{n}: each line needs a string field 'question'")
-            out.append({"id": obj.get("id", n), "question": obj["question"]})
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    out, first_use = [], {}
+    for n, raw in enumerate(data.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.append({"line": n, "id": n, "error": f"{path}:{n}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                                                     f"{exc.start + 1}): save the file as UTF-8"})
+            continue
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            out.append({"line": n, "id": n, "error": f"{path}:{n}: not a JSON object ({getattr(exc, 'msg', exc)})"})
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
+            out.append({"line": n, "id": obj.get("id", n) if isinstance(obj, dict) else n,
+                        "error": f"{path}:{n}: each line needs a string field 'question'"})
+            continue
+        qid = obj.get("id", n)
+        key = json.dumps(qid, sort_keys=True, default=str)
+        if key in first_use:
+            out.append({"line": n, "id": qid, "question": obj["question"],
+                        "error": f"{path}:{n}: duplicate id {key} (first used on line {first_use[key]}); ids must be unique"})
+            continue
+        first_use[key] = n
+        out.append({"line": n, "id": qid, "question": obj["question"]})
     if not out:
         raise RaylakeError(f"{path} holds no questions")
     return out
+
+
+def emit(obj: dict, file=None) -> None:
+    """Print one JSON line. Text that is not valid Unicode (lone surrogates from undecodable
+    bytes) is written as JSON escapes rather than failing the whole line."""
+    file = file or sys.stdout
+    try:
+        text = json.dumps(obj, ensure_ascii=False, default=str)
+        text.encode(file.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(obj, ensure_ascii=True, default=str)
+    print(text, file=file, flush=True)
+
+
+def _ask_batch(eng, questions: list[dict], args) -> int:
+    failed = []
+    for q in questions:
+        if "error" in q:
+            obj = q
+        else:
+            try:
+                obj = {"id": q["id"], **eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse).to_json()}
+            except RaylakeError as exc:
+                obj = {"id": q["id"], "line": q["line"], "question": q["question"], "error": str(exc)}
+            except Exception as exc:  # a bug on one question must not cost the rest of the batch their answers
+                obj = {"id": q["id"], "line": q["line"], "question": q["question"],
+                       "error": f"internal error ({type(exc).__name__}: {exc}); please report it"}
+        if "error" in obj:
+            failed.append(q["line"])
+        emit(obj)
+    if failed:
+        shown = ", ".join(map(str, failed[:10])) + (", ..." if len(failed) > 10 else "")
+        print(f"raylake: {len(failed)} of {len(questions)} lines got an error instead of an answer (lines {shown})", file=sys.stderr)
+        return EXIT_PARTIAL
+    return 0
 
 
 def cmd_ask(args) -> int:
@@ -87,23 +146,16 @@ def cmd_ask(args) -> int:
         raise RaylakeError(f"--budget must be at least 1, got {args.budget}")
     if args.beam is not None and args.beam < 1:
         raise RaylakeError(f"--beam must be at least 1, got {args.beam}")
-    if args.question is not None and not args.question.strip():
-        raise RaylakeError('empty question: raylake ask "which clubs have the most players?"')
-    questions = _read_questions(args.questions) if args.questions else None
+    if args.question is not None:
+        check_question(args.question)  # before the index and models load
+    questions = read_questions(args.questions) if args.questions else None
     eng = _engine(args)
     if questions is not None:
-        for q in questions:
-            try:
-                ans = eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse)
-                obj = {"id": q["id"], **ans.to_json()}
-            except RaylakeError as exc:  # one bad line (e.g. an empty question) does not stop the batch
-                obj = {"id": q["id"], "question": q["question"], "error": str(exc)}
-            print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
-        return 0
+        return _ask_batch(eng, questions, args)
     ans = eng.ask(args.question, args.budget, args.beam, fuse=not args.no_fuse, out=args.out,
                   preview=max(args.preview, 0))
     if args.json:
-        print(json.dumps(ans.to_json(), ensure_ascii=False, default=str))
+        emit(ans.to_json())
     else:
         print_answer(ans.to_json())
     return 0

@@ -15,7 +15,7 @@ from raylake.errors import FusionError, RaylakeError
 from raylake.fuse import Fused
 from raylake.index.reader import LakeIndex
 from raylake.intent.lexicon import Lexicon
-from raylake.intent.model import IntentGraph
+from raylake.intent.model import IntentGraph, check_question
 from raylake.intent.offline import OfflineExtractor
 from raylake.search.beam import BeamSearch
 from raylake.search.plan import Plan
@@ -157,6 +157,7 @@ class Engine:
         self.index.embedder.encode(["warm up"])  # load the model now, so per-question timings are the question's own
 
     def intent(self, question: str) -> tuple[IntentGraph, str]:
+        check_question(question)
         if self.extractor is not None:
             g = self.extractor.extract(question)
             src = "llm" if any(t.evidence.get("source") == "llm" for t in g.trees) else "offline"
@@ -175,8 +176,7 @@ class Engine:
         """What does not depend on the budget: the intent graph, its support matrix and — when the
         relevance model reads it (``context``; by default when the loaded model was trained so) —
         the beam's plan at the configured budget."""
-        if not isinstance(question, str) or not question.strip():
-            raise RaylakeError("empty question: ask something, e.g. raylake ask \"which clubs have the most players?\"")
+        check_question(question)
         scfg = self.ctx.search if beam is None else replace(self.ctx.search, beam=beam)
         t0 = time.perf_counter()
         timings: dict[str, float] = {}

@@ -48,6 +48,18 @@ _NUM = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
+def _as_float(x) -> float | None:
+    """A summary bound as a number; indexes written before decimals were stored as numbers hold
+    them as text, and a bound that is neither (a bug elsewhere) must not fail the question."""
+    if isinstance(x, bool) or x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
 def rescale(cos: np.ndarray) -> np.ndarray:
     return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
 
@@ -133,7 +145,7 @@ class Support:
                 v = float(norm)
                 for c in np.flatnonzero(gate):
                     summ = idx.column_summary(int(c))
-                    lo, hi = summ.get("min"), summ.get("max")
+                    lo, hi = _as_float(summ.get("min")), _as_float(summ.get("max"))
                     if lo is not None and hi is not None and lo <= v <= hi:
                         s[c] = 0.6
         else:

@@ -391,12 +391,11 @@ APP_NAME = "raylake"
 
 def serve_search(cfg: ServeConfig, *, address: str | None = None, name: str = APP_NAME) -> str:
     """Start (or join) Ray, start Serve on ``cfg.host:cfg.port`` and deploy; returns the base URL."""
-    import ray
+    from raylake.runtime import start_ray
 
     cfg.check()
     app = build_app(cfg)
-    if not ray.is_initialized():
-        ray.init(address=address, logging_level="ERROR", include_dashboard=False if address is None else None, log_to_driver=False)
+    ray = start_ray(address)
     serve.start(http_options={"host": cfg.host, "port": cfg.port})
     try:
         serve.run(app, name=name, route_prefix="/")

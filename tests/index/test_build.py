@@ -51,10 +51,10 @@ def lake_and_index(example_lake, example_index, tmp_path):
 def no_ray(monkeypatch):
     """Fail the test if the build tries to start or join Ray."""
 
-    def refuse(address):
+    def refuse(address=None, **kw):
         raise AssertionError("an up-to-date lake must not need Ray")
 
-    monkeypatch.setattr(build_mod, "_ensure_ray", refuse)
+    monkeypatch.setattr(build_mod, "start_ray", refuse)
 
 
 # ---------------------------------------------------------------------------- edges of the example lake
@@ -269,6 +269,54 @@ def test_killed_run_leaves_previous_index_and_next_build_cleans_up(ray_session, 
     assert LakeIndex(index_dir).tables["n_rows"][idx.path_id["misc/weather.csv"]] > before.tables["n_rows"][before.path_id["misc/weather.csv"]]
 
 
+_HOLD_A_BUILD = """
+import sys, time
+from raylake.index.store import BuildWriter
+w = BuildWriter(sys.argv[1])
+print(w.tmp, flush=True)
+time.sleep(600)
+"""
+
+
+def _build_in_child(index_dir: str) -> tuple[subprocess.Popen, str]:
+    """A child process midway through writing a build (its folder made and locked)."""
+    proc = subprocess.Popen([sys.executable, "-c", _HOLD_A_BUILD, index_dir], stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def test_every_run_clears_a_killed_builds_folder_and_keeps_a_live_ones(lake_and_index, no_ray):
+    lake, index_dir = lake_and_index
+    killed, killed_tmp = _build_in_child(index_dir)
+    killed.kill()
+    killed.wait()
+    live, live_tmp = _build_in_child(index_dir)  # a concurrent build, still writing
+    here = store.BuildWriter(index_dir)  # one of this very process, still writing
+    legacy = os.path.join(index_dir, ".tmp-build-legacy")  # left by a raylake that recorded only its pid
+    os.makedirs(legacy)
+    with open(os.path.join(legacy, ".owner.pid"), "w") as fh:
+        fh.write(str(killed.pid))
+    starting = os.path.join(index_dir, ".tmp-new-starting")  # a build taking its lock this moment
+    abandoned = os.path.join(index_dir, ".tmp-new-abandoned")  # one killed while taking it, long ago
+    os.makedirs(starting)
+    os.makedirs(abandoned)
+    os.utime(abandoned, (time.time() - 3600, time.time() - 3600))
+    try:
+        assert all(os.path.isdir(p) for p in (killed_tmp, live_tmp, here.tmp))
+        s = build_index(lake, index_dir, progress=False)
+        assert s["up_to_date"]  # nothing to rebuild, and still the leftovers went
+        left = {n for n in os.listdir(index_dir) if n.startswith(".tmp-")}
+        assert left == {os.path.basename(live_tmp), os.path.basename(here.tmp), ".tmp-new-starting"}
+        live.kill()
+        live.wait()
+        here.abort()
+        assert store.clear_stale(index_dir) == [os.path.basename(live_tmp)]
+    finally:
+        for p in (killed, live):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def test_changed_edge_parameters_derive_every_edge_again_from_the_reused_profiles(ray_session, lake_and_index, tmp_path):
     lake, index_dir = lake_and_index
     before = {_edge_key(e) for e in LakeIndex(index_dir).edges}
@@ -292,7 +340,7 @@ def test_another_number_of_parts_partitions_again_with_profiles_and_edges_reused
     after = LakeIndex(index_dir)
     assert sorted(set(after.tables["part"])) == [0, 1]
     assert {_edge_key(e) for e in after.edges} == {_edge_key(e) for e in before.edges}
-    monkeypatch.setattr(build_mod, "_ensure_ray", lambda address: pytest.fail("an up-to-date lake must not need Ray"))
+    monkeypatch.setattr(build_mod, "start_ray", lambda address=None, **kw: pytest.fail("an up-to-date lake must not need Ray"))
     assert build_index(lake, index_dir, cfg=IndexConfig(num_parts=2), progress=False)["up_to_date"]
     assert build_index(lake, index_dir, progress=False)["up_to_date"]  # the default asks for no particular number
 

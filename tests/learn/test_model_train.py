@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +12,8 @@ import torch
 
 from raylake.learn.features import Featurizer
 from raylake.learn.iql import IQL, IQLConfig, expectile_loss
-from raylake.learn.model import ModelConfig, QVNet
+from raylake.errors import RaylakeError
+from raylake.learn.model import ModelConfig, QVNet, load_tensors
 from raylake.learn.train import _to_tensors
 from raylake.learn.trajectories import TrajectoryConfig, generate_batch, seed_bins
 
@@ -94,3 +97,54 @@ def test_ray_train_checkpoint_resume_and_q_guided_search(ray_session, fig4, exam
     assert scorer.calls > 0
     assert answer.paths
     assert os.path.basename(answer.paths[0])
+
+
+def test_learner_state_round_trips_as_plain_tensors(fig4, rows, tmp_path):
+    feat = Featurizer(fig4)
+    mcfg = ModelConfig(in_dim=fig4.dim, **{k: v for k, v in SMALL.to_dict().items() if k != "in_dim"})
+    learner = IQL(QVNet(mcfg), IQLConfig(total_steps=10, batch_size=16))
+    for lo in (0, 16):
+        learner.update(*_to_tensors(feat, {k: v[lo:lo + 16] for k, v in rows.items()}))
+    torch.save(learner.state_dict(), tmp_path / "state.pt")
+    again = IQL(QVNet(mcfg), IQLConfig(total_steps=10, batch_size=16))
+    again.load_state_dict(load_tensors(str(tmp_path / "state.pt")))  # optimizer and schedule state included
+    assert again.step == 2 and again.sched.last_epoch == learner.sched.last_epoch
+    assert all(torch.equal(a, b) for a, b in zip(again.core.state_dict().values(), learner.core.state_dict().values()))
+
+
+class _Payload:
+    """Unpickling this creates ``path``: proof that a load ran code from the file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_pickled_object_in_a_checkpoint_or_model_is_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from raylake.learn.scorer import QScorer
+
+    marker = tmp_path / "code_ran"
+    (tmp_path / "traj" / "shards").mkdir(parents=True)
+    pq.write_table(pa.table({"traj": [0]}), tmp_path / "traj" / "shards" / "part-0.parquet")
+    ckpt = tmp_path / "model" / "ray" / "train" / "checkpoint_000001"
+    ckpt.mkdir(parents=True)
+    torch.save({"model": {}, "step": 1, "extra": _Payload(str(marker))}, ckpt / "state.pt")
+    (ckpt / "model.json").write_text(json.dumps({"step": 1}))
+    r = subprocess.run([sys.executable, "-m", "raylake.cli", "train", str(tmp_path / "traj"), "--model-dir", str(tmp_path / "model"),
+                        "--resume"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0
+    assert r.stderr.strip().count("\n") == 0 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("raylake: error: refusing to load") and "state.pt" in r.stderr
+    # an exported model is held to the same rule
+    model_dir = tmp_path / "exported"
+    model_dir.mkdir()
+    torch.save({"w": torch.zeros(2), "extra": _Payload(str(marker))}, model_dir / "model.pt")
+    (model_dir / "model.json").write_text(json.dumps({"model": SMALL.to_dict(), "step": 1}))
+    with pytest.raises(RaylakeError, match="refusing to load"):
+        QScorer.load(str(model_dir))
+    assert not marker.exists()

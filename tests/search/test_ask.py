@@ -83,7 +83,7 @@ def test_questions_file_answers_each_line_with_its_id(example_index, capsys, tmp
         {"id": "b", "question": "   "},
         {"id": 3, "question": "Which flights go to Madrid?"},
     ]) + "\n")
-    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index, "--offline"]) == 0
+    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index, "--offline"]) == 3  # line b failed
     lines = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
     assert [l["id"] for l in lines] == ["a", "b", 3]
     assert lines[0]["tables"] and "error" in lines[1] and lines[2]["question"] == "Which flights go to Madrid?"
@@ -114,8 +114,9 @@ def test_bad_input_is_one_line_and_exit_2(example_index, tmp_path, capsys, argv,
 def test_bad_questions_file_names_the_line(example_index, tmp_path, capsys):
     qfile = tmp_path / "q.jsonl"
     qfile.write_text('{"id": 1, "question": "ok?"}\nnot json\n')
-    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index]) == 2
-    assert f"{qfile}:2" in capsys.readouterr().err
+    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and f"{qfile}:2" in json.loads(out[1])["error"]
 
 
 def test_index_of_an_older_format_is_refused(example_index, tmp_path, capsys):
