@@ -56,6 +56,9 @@ class Fused:
     warnings: list[str] = field(default_factory=list)
     path: str | None = None
     sql: str = ""  # the fusion as one DuckDB statement over the lake files (module docstring)
+    # each plan table's column -> its fused column name ("<part>.<canonical column>"), so later
+    # stages (raylake.fuse.answer) name a lake column the way fusion did
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def summary(self) -> dict:
         return {
@@ -318,4 +321,5 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         table = table.read_all()
     con.close()
     sql = "WITH " + ",\n".join(ctes) + "\n" + final
-    return Fused(table, part_info, fused_steps, truncated, warnings, sql=sql)
+    names = {m: {c: f"{labels[part_of[m]]}.{canon[m][c]}" for c in canon[m]} for m in canon}
+    return Fused(table, part_info, fused_steps, truncated, warnings, sql=sql, names=names)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from raylake.config import RaylakeContext, SearchConfig
 from raylake.errors import FusionError, RaylakeError
 from raylake.fuse import Fused
+from raylake.fuse.answer import QueryAnswer
 from raylake.index.reader import LakeIndex
 from raylake.intent.lexicon import Lexicon
 from raylake.intent.model import IntentGraph, check_question
@@ -52,6 +53,7 @@ class Answer:
     lake_root: str | None = field(default=None, repr=False)  # where fusion reads the tables (set by Engine.ask)
     max_fused_rows: int | None = field(default=None, repr=False)  # None: the current context's SearchConfig
     _fusion: Fused | None = field(default=None, repr=False, compare=False)
+    _query: QueryAnswer | None = field(default=None, repr=False, compare=False)
 
     @property
     def paths(self) -> list[str]:
@@ -74,6 +76,24 @@ class Answer:
             rows = self.max_fused_rows or RaylakeContext.get_current().search.max_fused_rows
             self._fusion = fuse(self.steps, self.lake_root, max_rows=rows)
         return self._fusion
+
+    def query(self, run: bool = True, max_rows: int | None = None) -> QueryAnswer:
+        """The answer rows: a DuckDB query over the fused plan written from the intent graph
+        (:func:`raylake.fuse.answer.answer_query`), run on first use and kept. ``run=False``
+        writes the query without executing it. Its SQL is :attr:`answer_sql`; :attr:`sql` is
+        the fusion alone."""
+        if self._query is None or (run and self._query.rows is None and self._query.reason is None):
+            from raylake.fuse.answer import answer_query
+
+            rows = max_rows or RaylakeContext.get_current().search.max_answer_rows
+            self._query = answer_query(self.question, self.intent, self.fusion(), max_rows=rows, run=run)
+        return self._query
+
+    @property
+    def answer_sql(self) -> str | None:
+        """The answer's DuckDB query (:meth:`query`), or ``None`` where the grammar cannot express
+        the question; not :attr:`sql`, the fusion."""
+        return self.query(run=False).sql
 
     def to_arrow(self):
         """The fused table (``pyarrow.Table``): columns ``<part>.<column>`` and ``_provenance``."""
@@ -129,6 +149,9 @@ class Answer:
             "intent_source": self.intent_source,
             "reason": self.reason,
             **{k: v for k, v in self.extra.items() if k != "plan_json"},
+            # the answer (only once asked for): its query and rows, or null with the reason
+            **({"sql": self._query.sql, "answer": self._query.to_json(), "answer_reason": self._query.reason}
+               if self._query is not None else {}),
         }
 
 
@@ -165,12 +188,35 @@ class Engine:
         return self.offline.extract(question), "offline"
 
     def ask(self, question: str, budget: int | None = None, beam: int | None = None,
-            fuse: bool = False, out: str | None = None, preview: int = 0) -> Answer:
-        """Answer one question. ``fuse`` (implied by ``out``) executes the plan; ``out`` writes
-        the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the answer."""
-        answer = self.finish(self.prepare(question, beam), budget, fuse, out, preview)
-        answer.lake_root, answer.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
-        return answer
+            fuse: bool = False, out: str | None = None, preview: int = 0, answer: bool = False,
+            run: bool = True) -> Answer:
+        """Answer one question. ``fuse`` (implied by ``out`` and ``answer``) executes the plan; ``out``
+        writes the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the
+        answer; ``answer`` also writes (and, with ``run``, executes) the answer query (:meth:`Answer.query`)."""
+        result = self.finish(self.prepare(question, beam), budget, fuse or answer, out, preview)
+        result.lake_root, result.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
+        return self.answer(result, run) if answer else result
+
+    def answer(self, result: Answer, run: bool = True) -> Answer:
+        """``result`` with its answer query written (and run): timed, kept in ``to_json()``."""
+        if result.steps:
+            t = time.perf_counter()
+            result.query(run, self.ctx.search.max_answer_rows)
+            result.timings_ms["answer"] = (time.perf_counter() - t) * 1e3
+        return result
+
+    def plan_over(self, question: str, tables: list[str], budget: int | None = None) -> Answer:
+        """The plan over the given lake tables (best first), joined as the lake graph allows
+        (:meth:`BeamSearch.connect`): the answer's SQL layer measured on chosen tables (``bench.answers``)."""
+        prep = self.prepare(question, context=False)
+        ids = [self.index.path_id[p] for p in tables if p in self.index.path_id]
+        scfg = replace(prep.search, budget=max(budget or prep.search.budget, len(ids)))
+        plan = BeamSearch(self.graph, prep.support, scfg, self.ctx.igms, self.scorer, self.region).connect(ids)
+        tabs, plan_json = self._explain(plan, prep.support, {})
+        result = Answer(question, prep.graph, prep.source, plan, tabs, dict(prep.timings), None, None,
+                        {"plan_json": plan_json})
+        result.lake_root, result.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
+        return result
 
     def prepare(self, question: str, beam: int | None = None, context: bool | None = None) -> "Prepared":
         """What does not depend on the budget: the intent graph, its support matrix and — when the
@@ -225,16 +271,16 @@ class Engine:
         reason = None
         if not plan.steps:
             reason = "no table in the lake supports any part of the question (no anchor above the support threshold)"
-        fused = None
+        fused, result = None, None
         if (fuse or out) and plan_json:
             t = time.perf_counter()
-            fused = self._fuse(plan_json, out, preview)
+            fused, result = self._fuse(plan_json, out, preview)
             timings["fuse"] = (time.perf_counter() - t) * 1e3
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
         return Answer(prep.question, prep.graph, prep.source, plan, tables, timings, reason, fused,
-                      {"plan_json": plan_json, "evaluations": search.evaluations})
+                      {"plan_json": plan_json, "evaluations": search.evaluations}, _fusion=result)
 
-    def _fuse(self, plan_json: list[dict], out: str | None, preview: int) -> dict:
+    def _fuse(self, plan_json: list[dict], out: str | None, preview: int) -> tuple[dict, Fused]:
         from raylake.fuse import fuse
 
         result = fuse(plan_json, self.index.lake_root, max_rows=self.ctx.search.max_fused_rows)
@@ -243,7 +289,7 @@ class Engine:
         summary = result.summary()
         if preview:
             summary["preview"] = result.table.slice(0, preview).to_pylist()
-        return summary
+        return summary, result
 
     def _explain(self, plan: Plan, support: Support, probs: dict[int, float]) -> tuple[list[dict], list[dict]]:
         paths = self.index.paths

@@ -1,0 +1,362 @@
+"""The offline answer: one DuckDB query over the fused plan, written from the intent graph.
+
+:func:`answer_query` turns a question's intent graph (:mod:`raylake.intent.model`, with the
+offline extractor's evidence) and its fused plan (:func:`raylake.fuse.fuse`) into
+``SELECT … FROM fused``, runs it, and returns the rows. The grammar, in the order the
+clauses are written:
+
+- **columns** — an attribute resolves to a fused column ``<part>.<column>`` (fusion's own
+  names, :attr:`Fused.names`): the first of its evidence columns the plan holds, else the
+  plan table header sharing most words with its name (its tree's tables first). An attribute
+  with no value leaf, not implied (a join key the extractor added), is *asked*.
+- **filters** — each value leaf is ``column <op> value``, ``op`` from the attribute's
+  ``evidence.compare`` (``=`` when none; ``!= > >= < <=``; ``between`` over two values).
+  Numbers compare as numbers (``TRY_CAST … AS DOUBLE``), text trimmed and case-folded — the
+  lake's CSVs keep no types, and the printed SQL (DuckDB's CSV typing) and the executed one
+  (raylake's reader) must agree.
+- **aggregates** — ``evidence.aggregate`` (``count avg sum max min``); 'how many <entity>'
+  is ``count(*)``. A ``count`` on a column whose header already is a count (``num_…``,
+  ``…_number``) is the column. ``max``/``min`` beside other asked columns and no group-by
+  is a superlative: ``ORDER BY col DESC|ASC LIMIT 1`` ('the name of the oldest …').
+- **group-by** — with an aggregate, the other asked columns; 'each/per/every <entity>'
+  with none asked groups by that entity's name column (else its first column).
+- **order / limit / distinct** — 'order(ed)/sort(ed) by …' (``DESC`` on 'descending'),
+  'top N' / 'first N', 'distinct/different/unique'.
+
+Cardinality: a part the answer reads nothing from is only joined; when its join repeats
+rows, the query reads ``SELECT DISTINCT`` of the parts it does read, and says so in the
+warnings. A part the answer reads that multiplies the rows of the asked entity's table is
+reported too (its aggregates count an entity once per match).
+
+Limits (each gives ``answer = None`` with a reason, never a guessed answer): a question
+saying 'not', 'never', 'without', 'no' or 'both' whose graph marks no ``!=`` (set
+difference and intersection are not in the grammar), an attribute or value no plan column
+holds, a ``without``/``none`` comparison, nothing asked and no aggregate, a fusion that
+left no rows to read. No nested queries, HAVING, OR across attributes or LIKE.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from raylake.fuse.fuse import Fused
+
+_AGGS = ("count", "avg", "sum", "max", "min")
+_OPS = {"=", "!=", ">", ">=", "<", "<="}
+_NEGATION = re.compile(r"\b(not|never|without|no|none|both)\b|n't\b", re.I)
+_GROUP_CUE = ("each", "per", "every")
+_COUNT_HEADER = {"num", "number", "count", "no", "nb", "total"}
+_NUMBER_WORDS = {w: n for n, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 1)}
+_LIMIT = re.compile(r"\b(?:top|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_ORDER = re.compile(r"\b(?:order(?:ed)?|sort(?:ed)?|rank(?:ed)?)\b(?:\s+\w+){0,4}?\s+(?:by|of)\s+(.*)$", re.I)
+
+
+@dataclass
+class QueryAnswer:
+    """The answer rows (``columns``, ``rows``; at most ``max_rows`` kept, ``total_rows`` counted),
+    the SQL that computes them, or ``rows is None`` with the ``reason`` the grammar could not
+    express the question."""
+
+    sql: str | None
+    columns: list[str] = field(default_factory=list)
+    rows: list[list] | None = None
+    total_rows: int = 0
+    warnings: list[str] = field(default_factory=list)
+    reason: str | None = None
+
+    def to_json(self) -> dict | None:
+        if self.rows is None:
+            return None
+        return {"columns": self.columns, "rows": self.rows, "total_rows": self.total_rows, "warnings": self.warnings}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _words(text: str) -> set[str]:
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def _number(v: str) -> float | None:
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def _as_cell(x):
+    return x if x is None or isinstance(x, (int, float, str, bool)) else str(x)
+
+
+class _Unanswerable(Exception):
+    pass
+
+
+class _Writer:
+    """Resolves the graph's attributes against the fused table and writes the query's clauses."""
+
+    def __init__(self, question: str, graph, fused: Fused):
+        self.question, self.graph, self.fused = question, graph, fused
+        self.present = set(fused.table.column_names)
+        self.names = {p: {c: n for c, n in cols.items() if n in self.present} for p, cols in fused.names.items()}
+        self.lower = re.findall(r"[a-z0-9']+", question.lower())
+        self.part = {n: p["label"] for p in fused.parts for m in p["tables"] for n in fused.names.get(m, {}).values()}
+
+    def names_value(self, attr) -> bool:
+        """'the club with name 'AIB'': the word right before a value names the filter, not an asked column."""
+        words = re.findall(r"[a-z0-9']+", str(attr.evidence.get("words") or attr.name).lower())
+        values = [v.lower() for t in self.graph.trees for a in t.attributes for v in a.values]
+        if not words or not values:
+            return False
+        n = len(words)
+        for i in range(len(self.lower) - n + 1):
+            if self.lower[i : i + n] == words:
+                after = " ".join(self.lower[i + n : i + n + 6]).replace("'", "")
+                if any(after.startswith(v.replace("'", "")) or after.startswith("of " + v) for v in values):
+                    return True
+        return False
+
+    def tree_tables(self, tree) -> list[str]:
+        tabs = [p for p in tree.evidence.get("tables", []) if self.names.get(p)]
+        return tabs or [p for p in self.names if self.names[p]]
+
+    def column(self, tree, attr) -> str | None:
+        for path, col, *_ in attr.evidence.get("columns", []):
+            name = self.names.get(path, {}).get(col)
+            if name:
+                return name
+        want = _words(attr.name)
+        if not want:
+            return None
+        best, best_score = None, 0.0
+        for rank, path in enumerate(self.tree_tables(tree) + list(self.names)):
+            for col, name in self.names.get(path, {}).items():
+                have = _words(col)
+                score = len(want & have) / len(want | have) - 0.01 * rank
+                if score > best_score:
+                    best, best_score = name, score
+        return best
+
+    def entity_column(self, tree) -> str | None:
+        """The column naming an entity: its table's header with 'name' (or 'title'), else its first."""
+        for path in self.tree_tables(tree)[:1]:
+            cols = list(self.names[path].items())
+            for col, name in cols:
+                if _words(col) & {"name", "title"}:
+                    return name
+            return cols[0][1] if cols else None
+        return None
+
+    def part_of(self, column: str) -> str:
+        return self.part[column]
+
+    def filters(self) -> list[str]:
+        out = []
+        for tree in self.graph.trees:
+            for attr in tree.attributes:
+                if not attr.values:
+                    continue
+                col = self.column(tree, attr)
+                if col is None:
+                    raise _Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
+                                        f"{attr.values[0]!r} constrains")
+                compare = attr.evidence.get("compare", {})
+                ops = [compare.get(v, "=") for v in attr.values]
+                if "between" in ops and len(attr.values) == 2:
+                    lo, hi = sorted(attr.values, key=lambda v: (_number(v) is None, _number(v) or 0, v))
+                    out.append(f"{self.cmp(col, '>=', lo)} AND {self.cmp(col, '<=', hi)}")
+                    continue
+                terms = []
+                for v, op in zip(attr.values, ops):
+                    if op not in _OPS:
+                        raise _Unanswerable(f"the comparison '{op}' on '{attr.name}' is not in the offline grammar")
+                    terms.append(self.cmp(col, op, v))
+                eq = [t for t, op in zip(terms, ops) if op == "="]
+                rest = [t for t, op in zip(terms, ops) if op != "="]
+                if len(eq) > 1:  # two values of one attribute: either one ('in 2009 or 2010')
+                    rest.append("(" + " OR ".join(eq) + ")")
+                else:
+                    rest += eq
+                out += rest
+        return out
+
+    @staticmethod
+    def cmp(col: str, op: str, value: str) -> str:
+        n = _number(value)
+        if n is not None:
+            return f"TRY_CAST({_q(col)} AS DOUBLE) {op} {n!r}"
+        if op in ("=", "!="):
+            return f"lower(trim(CAST({_q(col)} AS VARCHAR))) {op} {_lit(value.strip().lower())}"
+        return f"CAST({_q(col)} AS VARCHAR) {op} {_lit(value)}"
+
+    def group_tree(self):
+        """The tree of the entity after 'each', 'per' or 'every', if any."""
+        for i, w in enumerate(self.lower):
+            if w in _GROUP_CUE:
+                nxt = set(self.lower[i + 1 : i + 4])
+                for tree in self.graph.trees:
+                    if _words(tree.entity) & {x[:-1] if x.endswith("s") else x for x in nxt}:
+                        return tree
+        return None
+
+    def order(self, asked: list[tuple]) -> str | None:
+        m = _ORDER.search(self.question)
+        if not m:
+            return None
+        tail = _words(m.group(1))
+        direction = " DESC" if re.search(r"\b(descending|decreasing|desc)\b", self.question, re.I) else ""
+        for _tree, attr, col, agg in asked:
+            if _words(attr.name) & tail or _words(col.rsplit(".", 1)[-1]) & tail:
+                expr = f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))" if agg in ("avg", "sum", "max", "min") else _q(col)
+                return f"ORDER BY {expr}{direction}"
+        return None
+
+
+def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run: bool = True) -> QueryAnswer:
+    """The answer to ``question`` as a DuckDB query over the fused plan (module docstring).
+
+    Args:
+        question: the question's text (cues the graph does not hold: group-by, order, limit).
+        graph: its :class:`raylake.intent.model.IntentGraph`.
+        fused: the plan fused by :func:`raylake.fuse.fuse`; the query reads its table as ``fused``.
+        max_rows: answer rows kept (``SearchConfig.max_answer_rows``); all are counted.
+        run: ``False`` writes the SQL without executing it (``raylake ask --sql-only``).
+
+    Returns a :class:`QueryAnswer` whose ``sql`` is self-contained: ``WITH fused AS (<the
+    fusion's SQL over the lake files>) SELECT …``.
+    """
+    import duckdb
+
+    w = _Writer(question, graph, fused)
+    try:
+        if graph is None or not graph.trees:
+            raise _Unanswerable("no intent graph")
+        if _NEGATION.search(question) and not any(
+                "!=" in a.evidence.get("compare", {}).values() for t in graph.trees for a in t.attributes):
+            raise _Unanswerable("the question negates or intersects ('not', 'no', 'without', 'both'), which the "
+                                "intent graph does not mark: set operations are not in the offline grammar")
+        if fused.table.num_rows == 0:
+            raise _Unanswerable("the fused plan has no rows")
+        where = w.filters()
+        asked = []  # (tree, attribute, fused column, aggregate)
+        for tree in graph.trees:
+            for attr in tree.attributes:
+                ev = attr.evidence
+                if attr.values or ev.get("implied") or ev.get("from_value"):
+                    continue
+                if w.names_value(attr):
+                    continue
+                col = w.column(tree, attr)
+                if col is None:
+                    raise _Unanswerable(f"no column of the plan holds the asked attribute '{attr.name}'")
+                agg = ev.get("aggregate")
+                if agg == "count" and _words(col.rsplit(".", 1)[-1]) & _COUNT_HEADER:
+                    agg = None  # 'the number of employees' is the num_employees column, not a count
+                asked.append((tree, attr, col, agg if agg in _AGGS else None))
+        asked = list({a[2] + "|" + str(a[3]): a for a in asked}.values())
+        text = question.lower()
+        how_many = bool(re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", text))
+        plain = [a for a in asked if a[3] is None]
+        aggs = [a for a in asked if a[3] is not None]
+        order = w.order(asked)
+        limit = None
+        m = _LIMIT.search(question)
+        if m:
+            limit = int(_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
+        select, group = [], []
+        superlative = [a for a in aggs if a[3] in ("max", "min")]
+        group_tree = w.group_tree()
+        if superlative and plain and group_tree is None and not order:
+            _t, _a, col, agg = superlative[0]
+            order, limit = f"ORDER BY TRY_CAST({_q(col)} AS DOUBLE) {'DESC' if agg == 'max' else 'ASC'}", 1
+            aggs = [a for a in aggs if a is not superlative[0] and a[3] not in ("max", "min")]
+        if how_many and not any(a[3] == "count" for a in aggs):
+            # 'how many players …': the count of the entity's rows, not of an attribute that follows
+            plain = [a for a in plain if a[1].evidence.get("words")]
+            aggs = [a for a in aggs if a[3] != "count"] + [(None, None, None, "count")]
+        if aggs:
+            if not plain and group_tree is not None:
+                col = w.entity_column(group_tree)
+                if col:
+                    plain = [(group_tree, None, col, None)]
+            group = [_q(a[2]) for a in plain]
+        select = [_q(a[2]) for a in plain]
+        for _t, _a, col, agg in aggs:
+            if agg == "count":
+                select.append("count(*)")
+            else:
+                select.append(f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))")
+        if not select:
+            if graph.trees and not where:
+                raise _Unanswerable("the question asks for no attribute the grammar can project")
+            col = w.entity_column(graph.trees[0])
+            if col is None:
+                raise _Unanswerable("the question asks for no attribute the grammar can project")
+            select = [_q(col)]
+
+        # cardinality: parts the answer reads, and whether only-joined parts repeat their rows
+        read = {w.part_of(a[2]) for a in plain + aggs if a[2]}
+        entity = next(iter(w.tree_tables(graph.trees[0])), None)
+        ent_cols = [n for n in fused.names.get(entity, {}).values() if n in w.present] if entity else []
+        if ent_cols and any(a[3] == "count" for a in aggs):
+            read.add(w.part_of(ent_cols[0]))  # 'how many players …': the players are what is counted
+        read |= {w.part_of(c.replace('""', '"')) for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(where))}
+        read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
+        con = duckdb.connect()
+        con.register("fused", fused.table)
+        warnings, source = [], "fused"
+        if read_cols and len(read) < len(fused.parts):
+            proj = ", ".join(_q(c) for c in read_cols)
+            distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
+            if distinct < fused.table.num_rows:
+                others = [p["label"] for p in fused.parts if p["label"] not in read]
+                warnings.append(f"the joins of {', '.join(others)} (read for no answer column) repeat rows: {fused.table.num_rows} "
+                                f"fused rows hold {distinct} distinct rows of the parts the answer reads, each read once")
+                source = f"(SELECT DISTINCT {proj} FROM fused) AS fused"
+        if ent_cols and (aggs or how_many) and len(read) > 1:
+            proj = ", ".join(_q(c) for c in ent_cols)
+            n_all = con.sql(f"SELECT count(*) FROM {source}").fetchall()[0][0]
+            n_ent = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM {source})").fetchall()[0][0]
+            if n_ent < n_all:
+                warnings.append(f"a join multiplies the rows of {entity}: {n_all} rows for {n_ent} of its rows, so "
+                                "an aggregate counts each of them once per match")
+
+        if ent_cols:
+            part = next(p for p in fused.parts if p["label"] == w.part_of(ent_cols[0]))
+            proj = ", ".join(_q(c) for c in ent_cols)
+            kept = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
+            if kept < part["rows"]:
+                warnings.append(f"only {kept} of the {part['rows']} rows of {part['label']} match the plan's joins; "
+                                "the answer reads those")
+        distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
+        sql = f"SELECT {distinct}{', '.join(select)}\nFROM {source}"
+        if where:
+            sql += "\nWHERE " + " AND ".join(where)
+        if group:
+            sql += "\nGROUP BY " + ", ".join(group)
+        if order:
+            sql += "\n" + order
+        if limit:
+            sql += f"\nLIMIT {int(limit)}"
+        full = f"WITH fused AS (\n{fused.sql}\n)\n{sql}" if fused.sql else sql
+        if not run:
+            con.close()
+            return QueryAnswer(full, warnings=warnings)
+        rel = con.sql(sql)
+        columns = list(rel.columns)
+        table = rel.arrow()
+        if not isinstance(table, pa.Table):
+            table = table.read_all()
+        con.close()
+        rows = [[_as_cell(x) for x in r.values()] for r in table.slice(0, max_rows).to_pylist()]
+        return QueryAnswer(full, columns, rows, table.num_rows, warnings)
+    except _Unanswerable as exc:
+        return QueryAnswer(None, reason=str(exc))
