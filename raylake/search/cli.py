@@ -26,7 +26,9 @@ def register(subparsers) -> None:
     s.add_argument("--questions", default=None, metavar="FILE.jsonl",
                    help="answer every line's 'question' (and echo its 'id') with one loaded index")
     s.add_argument("--fuse", action="store_true", help="with --questions: also fuse each plan (summary only)")
-    s.add_argument("--no-fuse", action="store_true", help="skip fusion (plan only)")
+    s.add_argument("--no-fuse", action="store_true", help="skip fusion and the answer (plan only)")
+    s.add_argument("--sql-only", action="store_true",
+                   help="print the answer's SQL without running it (the plan is still fused, to know which joins keep rows)")
     s.add_argument("--preview", type=int, default=5, metavar="N", help="fused rows to show (default 5)")
     s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured")
     s.add_argument("--model-dir", default=None, metavar="DIR", help="a trained value-network checkpoint (raylake train) to guide search")
@@ -119,7 +121,8 @@ def _ask_batch(eng, questions: list[dict], args) -> int:
             obj = q
         else:
             try:
-                obj = {"id": q["id"], **eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse).to_json()}
+                obj = {"id": q["id"], **eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse,
+                                                answer=not args.no_fuse, run=not args.sql_only).to_json()}
             except RaylakeError as exc:
                 obj = {"id": q["id"], "line": q["line"], "question": q["question"], "error": str(exc)}
             except Exception as exc:  # a bug on one question must not cost the rest of the batch their answers
@@ -140,6 +143,8 @@ def cmd_ask(args) -> int:
         raise RaylakeError("give either a question or --questions FILE, not both")
     if not args.questions and args.question is None:
         raise RaylakeError('no question: raylake ask "which clubs have the most players?"')
+    if args.sql_only and args.no_fuse:
+        raise RaylakeError("--sql-only writes the answer over the fused plan; drop --no-fuse")
     if args.questions and args.out:
         raise RaylakeError("--out writes one fused table; with --questions use --fuse for per-question summaries")
     if args.budget is not None and args.budget < 1:
@@ -153,7 +158,11 @@ def cmd_ask(args) -> int:
     if questions is not None:
         return _ask_batch(eng, questions, args)
     ans = eng.ask(args.question, args.budget, args.beam, fuse=not args.no_fuse, out=args.out,
-                  preview=max(args.preview, 0))
+                  preview=max(args.preview, 0), answer=not args.no_fuse, run=not args.sql_only)
+    if args.sql_only and not args.json:
+        q = ans.to_json()
+        print(q.get("sql") or f"-- no answer SQL: {q.get('answer_reason') or ans.reason}")
+        return 0
     if args.json:
         emit(ans.to_json())
     else:
@@ -203,5 +212,20 @@ def print_answer(a: dict, file=sys.stdout) -> None:
             w("  " + " | ".join(c[-width:].ljust(width) for c in cols) + (" | …" if len(prev[0]) > 8 else ""))
             for row in prev:
                 w("  " + " | ".join(str(row[c])[:width].ljust(width) for c in cols))
+    if "sql" in a:
+        if a.get("answer") is None:
+            w(f"No answer: {a.get('answer_reason')}")
+        else:
+            ans = a["answer"]
+            w("SQL:")
+            w("  " + a["sql"].split("\n)\n", 1)[-1].replace("\n", "\n  ") + "\n  -- fused: WITH fused AS (the fusion's SQL); --json has all")
+            w(f"Answer: {ans['total_rows']:,} rows")
+            for warn in ans.get("warnings", []):
+                w(f"  warning: {warn}")
+            w("  " + " | ".join(c[-24:] for c in ans["columns"]))
+            for row in ans["rows"][:20]:
+                w("  " + " | ".join(str(x) for x in row))
+            if ans["total_rows"] > 20:
+                w(f"  … {ans['total_rows'] - 20:,} more")
     t = a["timings_ms"]
     w("Time: " + "  ".join(f"{k} {v:.0f} ms" for k, v in t.items()))
