@@ -5,7 +5,8 @@ The agent's SQL is untrusted. Four independent walls keep it read-only and insid
 1. DuckDB's own parser must find exactly one statement, of type SELECT (``WITH ... SELECT``
    included): no ``;``-chained second statement, no COPY, ATTACH, INSTALL, LOAD, SET, PRAGMA,
    CREATE or any write.
-2. Its parse tree may name no table function (``read_csv``, ``glob``, ``read_text``, ...) and
+2. Its parse tree may name no table function that reads (``read_csv``, ``glob``, ``read_text``, ...;
+   ``range`` and ``unnest`` only make rows) and
    no table but the lake's files, by their paths, and its own CTEs: the files are views, made
    here, only for paths the index holds and whose real location is inside the lake.
 3. The connection may touch no file outside the lake root (``enable_external_access=false``
@@ -22,6 +23,8 @@ import threading
 
 from raylake.tools.base import Toolbox, ToolError
 
+# table functions that make rows from their arguments and touch no file or setting
+PURE_TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})
 FILE_HINT = 'name lake files by their paths, e.g. SELECT * FROM "{example}" LIMIT 5'
 
 
@@ -107,8 +110,9 @@ class LakeSQL:
         found = {"functions": set(), "tables": set(), "ctes": set()}
         _walk(tree.get("statements"), found)
         example = self.tb.index.paths[0]
-        if found["functions"]:
-            names = ", ".join(sorted(found["functions"]))
+        banned = {f for f in found["functions"] if f.lower() not in PURE_TABLE_FUNCTIONS}
+        if banned:
+            names = ", ".join(sorted(banned))
             raise ToolError(f"table functions ({names}) are not allowed: {FILE_HINT.format(example=example)}")
         paths = set()
         for schema, name in found["tables"]:
