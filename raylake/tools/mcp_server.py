@@ -19,11 +19,16 @@ INSTRUCTIONS = (
 )
 
 
-def _bound(tb: Toolbox, spec: ToolSpec):
-    """``spec``'s function without its toolbox argument, with a signature the SDK can read."""
+def _bound(tb: Toolbox, spec: ToolSpec, refusal: type[Exception]):
+    """``spec``'s function without its toolbox argument, with a signature the SDK can read;
+    a user error becomes the SDK's ``refusal`` so its one line reaches the agent (the SDK
+    hides the text of any other exception as a crash)."""
 
     def call(**kwargs):
-        return spec.run(tb, kwargs)
+        try:
+            return spec.run(tb, kwargs)
+        except RaylakeError as exc:
+            raise refusal(str(exc)) from None
 
     params = []
     for p in spec.params:
@@ -40,9 +45,10 @@ def build_server(tb: Toolbox):
     """An ``MCPServer`` exposing every tool of :data:`raylake.tools.registry.TOOLS` over ``tb``."""
     try:
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
     except ImportError:
         raise RaylakeError("raylake mcp needs the MCP Python SDK (2.x): pip install raylake[mcp]") from None
     server = MCPServer(name="raylake", instructions=INSTRUCTIONS, version=__import__("raylake").__version__, log_level="WARNING")
     for spec in TOOLS.values():
-        server.add_tool(_bound(tb, spec), name=spec.name, description=spec.description, structured_output=False)
+        server.add_tool(_bound(tb, spec, MCPToolError), name=spec.name, description=spec.description, structured_output=False)
     return server
