@@ -133,8 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     from raylake.relevance.cli import register as register_relevance
     from raylake.search.cli import register as register_ask
     from raylake.serve.cli import register as register_serve
+    from raylake.tools.cli import register as register_tools
 
-    for register in (register_ask, register_intent, register_serve, register_learn, register_relevance, register_llm):
+    for register in (register_ask, register_intent, register_serve, register_learn, register_relevance, register_llm, register_tools):
         register(sub)
     return p
 

@@ -123,6 +123,19 @@ class LLMConfig:
 
 
 @dataclass
+class ToolsConfig:
+    """The agent tool harness (:mod:`raylake.tools`, ``raylake tools``, ``raylake mcp``)."""
+
+    sql_max_rows: int = 1000  # ceiling on rows one SQL call returns, whatever the caller asks (an agent's context is small)
+    sql_timeout_s: float = 10.0  # a SQL call is interrupted after this long (a cross join must not hold the server)
+    sql_memory_limit: str = "2GB"  # DuckDB memory per SQL connection (the tools share a machine with search)
+    column_threshold: float = 0.4  # default cosine floor of column search (MiniLM: unrelated short headers sit near 0.1–0.3)
+    column_limit: int = 10  # default distinct column names column search returns
+    sample_rows: int = 5  # default rows table inspection shows
+    max_list: int = 200  # ceiling on any list a tool returns (value hits, joinable columns)
+
+
+@dataclass
 class RaylakeContext:
     index: IndexConfig = field(default_factory=IndexConfig)
     igms: IGMSConfig = field(default_factory=IGMSConfig)
@@ -130,6 +143,7 @@ class RaylakeContext:
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
     learn: LearnConfig = field(default_factory=LearnConfig)
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
 
     _current = None
     _lock = threading.Lock()
