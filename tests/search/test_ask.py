@@ -114,7 +114,7 @@ def test_bad_input_is_one_line_and_exit_2(example_index, tmp_path, capsys, argv,
 def test_bad_questions_file_names_the_line(example_index, tmp_path, capsys):
     qfile = tmp_path / "q.jsonl"
     qfile.write_text('{"id": 1, "question": "ok?"}\nnot json\n')
-    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index]) == 1
+    assert main(["ask", "--questions", str(qfile), "--index-dir", example_index]) == 3
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and f"{qfile}:2" in json.loads(out[1])["error"]
 
