@@ -313,7 +313,9 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         con = duckdb.connect()
         con.register("fused", fused.table)
         warnings, source = [], "fused"
-        if read_cols and len(read) < len(fused.parts):
+        # the de-duplicated source holds the read parts' columns only: use it when the query names no other
+        referenced = {c.replace('""', '"') for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(select + where + group + [order or ""]))}
+        if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols):
             proj = ", ".join(_q(c) for c in read_cols)
             distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
             if distinct < fused.table.num_rows:
@@ -350,9 +352,13 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         if not run:
             con.close()
             return QueryAnswer(full, warnings=warnings)
-        rel = con.sql(sql)
-        columns = list(rel.columns)
-        table = rel.arrow()
+        try:
+            rel = con.sql(sql)
+            columns = list(rel.columns)
+            table = rel.arrow()
+        except duckdb.Error as exc:  # a query the grammar wrote wrong: no answer beats a traceback
+            con.close()
+            return QueryAnswer(full, reason=f"the answer query failed in DuckDB ({type(exc).__name__}); please report it", warnings=warnings)
         if not isinstance(table, pa.Table):
             table = table.read_all()
         con.close()
