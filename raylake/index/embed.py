@@ -87,8 +87,12 @@ def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: in
     else:
         threads = min(cpus, 4)  # torch scales to ~4 threads per MiniLM process; more actors beyond that
         n_actors = max(1, min(cpus // threads, 8))
+        # Reserve no more than the CPUs free now: a whole-cluster request would wait forever beside a
+        # service (Serve replicas hold fractions of a CPU) on a small machine.
+        free = int(ray.available_resources().get("CPU", 0))
+        reserve = max(1, min(threads, free // n_actors if free >= n_actors else free))
         actors = [
-            EmbedActor.options(num_cpus=threads).remote(model_path, max_seq_length, batch_size, threads) for _ in range(n_actors)
+            EmbedActor.options(num_cpus=reserve).remote(model_path, max_seq_length, batch_size, threads) for _ in range(n_actors)
         ]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     chunk = 512
