@@ -215,20 +215,21 @@ def _main(args) -> int:
     weights = [w for w in dict.fromkeys(args.recall_weights) if w != cfg.recall_weight]
     by_weight = {w: ({str(b): {} for b in budgets}, {str(b): {} for b in budgets}) for w in weights}
 
+    ctx0 = engine.ctx
+
     def evaluate(name_rl, name_ft, model, qs, train_info):
         engine.relevance = model.for_lake(index, engine.graph, cache=False)
         for q in qs:
             index.embedder._cache.clear()
             p = preps[q["id"]]
             for w, (preds_w, lats_w) in [(None, (preds_rl, lats_rl))] + (list(by_weight.items()) if name_ft else []):
-                if w is not None:
-                    engine.ctx = replace(engine.ctx, relevance=replace(cfg, recall_weight=w))
+                engine.ctx = ctx0 if w is None else replace(ctx0, relevance=replace(cfg, recall_weight=w))
                 for b in budgets:
                     t = time.perf_counter()
                     ans = engine.finish(p, b)
                     preds_w[str(b)][q["id"]] = ans.paths
                     lats_w[str(b)][q["id"]] = round(prep_ms[q["id"]] + (time.perf_counter() - t) * 1e3, 3)
-                engine.ctx = base_ctx
+            engine.ctx = ctx0
             if name_ft:
                 t = time.perf_counter()
                 order = np.argsort(-engine.relevance.scores(q["question"]), kind="stable")
@@ -248,7 +249,6 @@ def _main(args) -> int:
         evaluate("raylake_pseudo", None, model, questions, {k: v for k, v in info.items() if not k.endswith("_loss")})
         record("raylake_pseudo", preds_rl, lats_rl, {"params": f"trained on {len(pseudo)} pseudo-questions of the lake, no tuning question"})
 
-    base_ctx = engine.ctx
     variants = [("raylake", "dense_ft", [])]
     if pseudo and args.pseudo_cv:
         variants.append(("raylake_both", None, pseudo))

@@ -72,6 +72,11 @@ class QueryAnswer:
         return {"columns": self.columns, "rows": self.rows, "total_rows": self.total_rows, "warnings": self.warnings}
 
 
+def _quoted(parts: list[str]) -> set[str]:
+    """The column names that SQL fragments quote (the inverse of :func:`_q`)."""
+    return {c.replace('""', '"') for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(parts))}
+
+
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -308,13 +313,13 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         ent_cols = [n for n in fused.names.get(entity, {}).values() if n in w.present] if entity else []
         if ent_cols and any(a[3] == "count" for a in aggs):
             read.add(w.part_of(ent_cols[0]))  # 'how many players …': the players are what is counted
-        read |= {w.part_of(c.replace('""', '"')) for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(where))}
+        read |= {w.part_of(c) for c in _quoted(where)}
         read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
         con = duckdb.connect()
         con.register("fused", fused.table)
         warnings, source = [], "fused"
         # the de-duplicated source holds the read parts' columns only: use it when the query names no other
-        referenced = {c.replace('""', '"') for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(select + where + group + [order or ""]))}
+        referenced = _quoted(select + where + group + [order or ""])
         if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols):
             proj = ", ".join(_q(c) for c in read_cols)
             distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]

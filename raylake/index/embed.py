@@ -90,7 +90,7 @@ def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: in
         # Reserve no more than the CPUs free now: a whole-cluster request would wait forever beside a
         # service (Serve replicas hold fractions of a CPU) on a small machine.
         free = int(ray.available_resources().get("CPU", 0))
-        reserve = max(1, min(threads, free // n_actors if free >= n_actors else free))
+        reserve = max(1, min(threads, free // n_actors))
         actors = [
             EmbedActor.options(num_cpus=reserve).remote(model_path, max_seq_length, batch_size, threads) for _ in range(n_actors)
         ]

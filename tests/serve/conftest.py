@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import time
 
 import pytest
+import ray
 
 TOKEN = "test-token-123"
 
@@ -42,10 +44,6 @@ def served(ray_session, example_index, tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     yield {"url": url, "token": TOKEN, "index_dir": index_dir, "empty_dir": empty_dir, "source_index": example_index}
     serve.shutdown()
-    import time
-
-    import ray
-
     deadline = time.time() + 60  # replicas finish their graceful shutdown: later tests need the CPUs back
     while time.time() < deadline and ray.available_resources().get("CPU", 0) < ray.cluster_resources().get("CPU", 0):
         time.sleep(0.5)
