@@ -45,18 +45,21 @@ class IndexConfig:
 class IGMSConfig:
     """IGMS reward (GRAFT Sec. 3.2, Eq. 6). The paper gives no numeric β, σ₀² or h; these are ours."""
 
-    beta: float = 8.0  # temperature of ψ(u,x) = 1[type]·σ(β·(cos − cos0))
-    cos0: float = 0.45  # cosine at which ψ = 1/2 (MiniLM cosines of unrelated texts sit near 0.1–0.3)
+    beta: float = 8.0  # temperature of ψ(u,x) = 1[s > 0]·σ(β·(s − cos0)) (raylake.reward.psi)
+    cos0: float = 0.45  # similarity s at which ψ = 1/2: a rescaled cosine of 0.45 is cos ≈ 0.53, related texts
     sigma0_sq: float = 1e-2  # jitter σ₀² on the diagonal of C (C ≻ 0)
     hops: int = 3  # h: longest χ_r-compatible path for an edge atom
     prior_scale: float = 1.0  # κ: θ_j ~ N(0, κ²·w_j); larger κ saturates U faster on repeated evidence (raylake.search.support)
     attach_discount: float = 1.0  # γ: a table unit's row is scaled by ω^γ, ω the score of the edge attaching it
     intent_tables: float = 1.0  # s(entity, table) for the table the extractor chose jointly for the entity (0: text only; bench.retrieval --limit 300 at L=10: F1 0.419, 0.424 at 0)
-    type_gate: bool = True  # zero ψ when the atom's type and the evidence type disagree
-    variant: str = "igms"  # igms | r1_linear | r2_no_redundancy | r3_no_coupling | r4_additive
-    r1_w_rel: float = 1.0  # r1_linear: weight of relevance Σ_i max_j M[i, j] (raylake.reward.variants)
-    r1_w_cov: float = 1.0  # r1_linear: weight of coverage Σ_j max_i M[i, j]
-    r1_w_red: float = 1.0  # r1_linear: weight of redundancy Σ_{i<k} ColJac(z_i, z_k)
+    # the similarity s(u, x) under ψ (raylake.reward.psi); the paper leaves it open
+    cos_floor: float = 0.3  # MiniLM cosine of unrelated short texts (0.1–0.3) rescales to 0
+    cos_span: float = 0.5  # cos_floor + cos_span = 0.8, a paraphrase's cosine, rescales to 1
+    sample_weight: float = 0.9  # header+sample embedding: sample values dilute what the header alone names
+    table_column_weight: float = 0.85  # an entity met in one column of a table is weaker evidence than the table's own text
+    value_cos_weight: float = 0.7  # a literal only resembling a column's samples ranks below an exact value-index hit (1)
+    value_in_range: float = 0.6  # a number inside a numeric column's [min, max]: possible, not seen
+    value_type_only: float = 0.35  # a number or date against any column of that type: the type alone
 
 
 @dataclass

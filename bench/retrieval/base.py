@@ -18,10 +18,6 @@ import numpy as np
 from raylake.index.reader import LakeIndex
 
 
-def rescale(cos: np.ndarray) -> np.ndarray:
-    """MiniLM cosines to [0, 1], as raylake.search.support does (unrelated texts sit at 0.1–0.3)."""
-    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
-
 
 def top_k(scores: np.ndarray, k: int, exclude=()) -> list[int]:
     """Indices of the ``k`` best scores, ties broken by index (deterministic)."""

@@ -20,6 +20,7 @@ import time
 from bench.retrieval.base import BenchContext
 from bench.retrieval.metrics import aggregate
 from raylake.errors import RaylakeError
+from raylake.questions import read_questions
 
 METHODS = ("dense", "bm25", "hybrid", "greedy", "jar", "exact", "raylake")
 WARMUP = "which rows of the first table have the largest value"
@@ -48,36 +49,21 @@ def method_class(name: str):
 
 
 def load_questions(path: str, lake: str | None = None) -> list[dict]:
-    """``id``, ``question`` and ``gold_tables`` of every line; nothing else is read."""
+    """``id``, ``question`` and ``gold_tables`` of every line (:mod:`raylake.questions`, ids and
+    gold tables required); with ``lake``, every gold table must exist under it."""
     if not os.path.isfile(path):
         raise RaylakeError(f"questions file {path!r} does not exist")
     out, seen = [], set()
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise RaylakeError(f"{path}:{n}: not a JSON object") from None
-            qid, q, gold = obj.get("id") if isinstance(obj, dict) else None, None, None
-            if isinstance(obj, dict):
-                q, gold = obj.get("question"), obj.get("gold_tables")
-            if not isinstance(qid, (str, int)) or not isinstance(q, str) or not q.strip():
-                raise RaylakeError(f"{path}:{n}: needs string fields 'id' and 'question'")
-            if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
-                raise RaylakeError(f"{path}:{n}: 'gold_tables' must be a non-empty list of lake paths")
-            qid = str(qid)
-            if qid in seen:
-                raise RaylakeError(f"{path}:{n}: duplicate id {qid!r}")
-            seen.add(qid)
-            if lake is not None:
-                missing = [g for g in gold if not os.path.exists(os.path.join(lake, g))]
-                if missing:
-                    raise RaylakeError(f"{path}:{n}: gold table {missing[0]!r} is not in lake {lake!r} (paths are relative to the lake root)")
-            out.append({"id": qid, "question": q, "gold_tables": list(dict.fromkeys(gold))})
-    if not out:
-        raise RaylakeError(f"questions file {path!r} has no questions")
+    for q in read_questions(path, need_id=True, need_gold=True):
+        if str(q.id) in seen:  # 1 and "1" are one id here: the results key questions by text
+            raise RaylakeError(f"{path}:{q.line}: duplicate id {str(q.id)!r}")
+        seen.add(str(q.id))
+        if lake is not None:
+            missing = [g for g in q.gold_tables if not os.path.exists(os.path.join(lake, g))]
+            if missing:
+                raise RaylakeError(f"{path}:{q.line}: gold table {missing[0]!r} is not in lake {lake!r} "
+                                   "(paths are relative to the lake root)")
+        out.append({"id": str(q.id), "question": q.question, "gold_tables": q.gold_tables})
     return out
 
 

@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import LinearConstraint, linprog, milp
 
-from bench.retrieval.base import Method, rescale, top_k
+from bench.retrieval.base import Method, top_k
+from raylake.reward.psi import rescale
 from bench.retrieval.hybrid import rrf
 from raylake.intent.lexicon import tokens
 

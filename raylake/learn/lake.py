@@ -27,18 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from raylake.config import IGMSConfig, RaylakeContext
+from raylake.reward import psi as psi_
 
 ARRAY_FIELDS = ("part", "col_table", "emb_table", "emb_header", "emb_sample", "entity_emb", "value_emb",
                 "spec_table", "spec_col", "spec_value", "col_dtype_code")
 DTYPES = ("int", "float", "text", "date", "bool")
 
 
-def _rescale(cos: np.ndarray) -> np.ndarray:
-    # same as raylake.search.support.rescale (kept local: this module must import fast in workers)
-    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
-
-
-def _norm_value(v: str) -> str:
+def norm_value(v: str) -> str:
+    """A value literal as the value index keys it: lowercased, whitespace collapsed."""
     return " ".join(str(v).lower().split())
 
 
@@ -218,7 +215,7 @@ class LakeArrays:
         value_cols: dict[str, list[int]] = {}
         for c, vals in enumerate(samples):
             for v in set(vals):
-                value_cols.setdefault(_norm_value(v), []).append(c)
+                value_cols.setdefault(norm_value(v), []).append(c)
         d = embedder.dim if embedder is not None else 8
         enc = (lambda texts: _encode(embedder, texts, d)) if embedder is not None else (lambda texts: np.zeros((len(texts), d), np.float32))
         sample_text = [f"{words[c]}: {', '.join(samples[c][:3])}" for c in range(len(col_table))]
@@ -279,14 +276,14 @@ class LakeArrays:
         spec_value = np.ones(n_c)
         for lo in range(0, n_c, chunk):
             hi = min(n_c, lo + chunk)
-            sim = np.maximum(_rescale(H[lo:hi] @ H.T), 0.9 * _rescale(H[lo:hi] @ S.T))
+            sim = psi_.column_similarity(H[lo:hi] @ H.T, H[lo:hi] @ S.T, igms)
             for c in range(lo, hi):  # identical header: the lexical signal of Support
                 sim[c - lo, same[self.col_norm[c]]] = 1.0
             spec_col[lo:hi] = weight((per_table_max(sim) >= s0).sum(axis=1))
-            vs = 0.7 * _rescale(self.value_emb[lo:hi] @ S.T)
+            vs = psi_.value_similarity(self.value_emb[lo:hi] @ S.T, igms)
             for c in range(lo, hi):
                 if self.value_text[c] is not None:
-                    hits = self.value_cols.get(_norm_value(self.value_text[c]))
+                    hits = self.value_cols.get(norm_value(self.value_text[c]))
                     if hits is not None:
                         vs[c - lo, hits] = 1.0
                     vs[c - lo, c] = 1.0
@@ -295,7 +292,7 @@ class LakeArrays:
         for lo in range(0, n_t, chunk):
             hi = min(n_t, lo + chunk)
             E = self.entity_emb[lo:hi]
-            tab = np.maximum(_rescale(E @ self.emb_table.T), 0.85 * per_table_max(np.maximum(_rescale(E @ H.T), 0.9 * _rescale(E @ S.T))))
+            tab = psi_.table_similarity(E @ self.emb_table.T, per_table_max(psi_.column_similarity(E @ H.T, E @ S.T, igms)), igms)
             for t in range(lo, hi):
                 w = self.entity_text[t]
                 for u in self.entity_tables.get(w, ()):
@@ -452,7 +449,7 @@ class FlatLake:
         hits = []
         for c in range(a.n_columns):
             # the key the reward looks up: None → "" (as LakeArrays' reference reward does)
-            h = a.value_cols.get(_norm_value(a.value_text[c] or ""))
+            h = a.value_cols.get(norm_value(a.value_text[c] or ""))
             hits.append(np.unique(h) if h is not None else empty)
         vh_ptr, vh_idx = _csr(hits)
         vocab: dict[str, int] = {}

@@ -3,8 +3,8 @@
 M and C are built exactly the way search builds them (:class:`raylake.search.support.Support`
 and :class:`raylake.search.beam.BeamSearch`), restricted to what a pseudo-intent needs:
 
-- ψ(u, x) = σ(β·(s(u, x) − s₀)), zero where s = 0, with the same similarity s: rescaled
-  cosines of header / header+sample / table embeddings, 1 for an identical header (the
+- ψ(u, x) and the similarity s of :mod:`raylake.reward.psi` (rescaled cosines of header /
+  header+sample / table embeddings), plus the exact signals: 1 for an identical header (the
   lexical signal), 1 for a value literal present in the column (the value index), the
   naming strength for an entity word on the tables it names;
 - one **table unit** per union cluster of H⁺ (bridges included; node atoms take their best
@@ -27,11 +27,9 @@ import numpy as np
 
 from raylake.config import IGMSConfig
 from raylake.learn.compress import ATTRIBUTE, ENTITY, Compressed
-from raylake.learn.lake import LakeArrays, _norm_value, _rescale
-
-
-def _psi(s: np.ndarray, cfg: IGMSConfig) -> np.ndarray:
-    return np.where(s > 0, 1.0 / (1.0 + np.exp(-cfg.beta * (s - cfg.cos0))), 0.0)
+from raylake.learn.lake import LakeArrays, norm_value
+from raylake.reward import psi as psi_
+from raylake.reward.psi import W_SAMPLE, W_TABLE, W_VALUE, psi_scalar, rescale_scalar
 
 
 def logdet_igms(M: np.ndarray, C: np.ndarray) -> float:
@@ -82,17 +80,17 @@ def pseudo_units_reference(arrays: LakeArrays, comp: Compressed, clusters: list[
     n_cols = len(cols)
     hcos = emb @ arrays.emb_header[cols].T.astype(np.float64)
     scos = emb @ arrays.emb_sample[cols].T.astype(np.float64)
-    s = np.maximum(_rescale(hcos), 0.9 * _rescale(scos))
+    s = psi_.column_similarity(hcos, scos, cfg)
     names = arrays.name_id[cols]
     s[att] = np.where(names[None, :] == arrays.name_id[refs[att]][:, None], 1.0, s[att])  # identical header: lexical signal
     for k in np.flatnonzero(val):
-        row = 0.7 * _rescale(scos[k])
-        hits = arrays.value_cols.get(_norm_value(arrays.value_text[refs[k]] or ""))
+        row = psi_.value_similarity(scos[k], cfg)
+        hits = arrays.value_cols.get(norm_value(arrays.value_text[refs[k]] or ""))
         if hits is not None:
             row[np.isin(cols, hits)] = 1.0
         row[cols == refs[k]] = 1.0
         s[k] = row
-    psi = _psi(s, cfg)  # (n_node, n_cols)
+    psi = psi_.psi(s, cfg)  # (n_node, n_cols)
     # cluster boundaries over the concatenated columns / tables
     t_len = np.fromiter((len(arrays.table_cols[t]) for t in all_tables), np.int64, len(all_tables))
     c_ntab = np.fromiter((len(cl) for cl in clusters), np.int64, len(clusters))
@@ -102,16 +100,15 @@ def pseudo_units_reference(arrays: LakeArrays, comp: Compressed, clusters: list[
     best = np.maximum.reduceat(psi, c_start, axis=1)  # (n_node, K): best ψ per cluster
     node_rows = best.copy()
     if ent.any():
-        tcos = _rescale(emb[ent] @ arrays.emb_table[all_tables].T.astype(np.float64))
         best_tab_col = np.maximum.reduceat(s[ent], col_start_of_table, axis=1)
-        ts = np.maximum(tcos, 0.85 * best_tab_col)
+        ts = psi_.table_similarity(emb[ent] @ arrays.emb_table[all_tables].T.astype(np.float64), best_tab_col, cfg)
         for r, k in enumerate(np.flatnonzero(ent)):
             word = arrays.entity_text[refs[k]]
             for i, t in enumerate(all_tables):
                 named = arrays.entity_named[t].get(word)
                 if named is not None and named > ts[r, i]:
                     ts[r, i] = named
-        tab_best = np.maximum.reduceat(_psi(ts, cfg), t_start, axis=1)
+        tab_best = np.maximum.reduceat(psi_.psi(ts, cfg), t_start, axis=1)
         node_rows[ent] = np.maximum(tab_best, best[ent])
     K = len(clusters)
     R = np.zeros((a, K))
@@ -206,17 +203,6 @@ def _dot(A, i, B, j):
 
 
 @numba.njit(cache=True, inline="always")
-def _rs(x):
-    v = (x - 0.3) / 0.5
-    return 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
-
-
-@numba.njit(cache=True, inline="always")
-def _sg(x, beta, cos0):
-    return 1.0 / (1.0 + np.exp(-beta * (x - cos0))) if x > 0 else 0.0
-
-
-@numba.njit(cache=True, inline="always")
 def _seg_end(starts, i, n):
     # np.maximum.reduceat's segment i: [starts[i], starts[i+1]) or the single element when that is empty
     e = starts[i + 1] if i + 1 < starts.shape[0] else n
@@ -271,7 +257,7 @@ def _logdet_chol(A):
 @numba.njit(cache=True)
 def _reward_one(akind, aref, ae0, ae1, atree, ctab, cptr, lpar, lscore, lkey0, lkey1,
                 tc_ptr, tc_idx, E_head, E_samp, E_tab, E_ent, E_val, name_id, spec_table, spec_col, spec_value,
-                vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, beta, cos0, hops, sigma0_sq):
+                vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, pk, hops, sigma0_sq):
     a = akind.shape[0]
     K = cptr.shape[0] - 1
     nt = ctab.shape[0]
@@ -308,7 +294,7 @@ def _reward_one(akind, aref, ae0, ae1, atree, ctab, cptr, lpar, lscore, lkey0, l
         for j in range(n_cols):
             c = cols[j]
             if kind == 2:  # value literal: its column and the columns of the value index hold it
-                v = 0.7 * _rs(_dot(E_val, ref, E_samp, c))
+                v = pk[W_VALUE] * rescale_scalar(_dot(E_val, ref, E_samp, c), pk)
                 if c == ref:
                     v = 1.0
                 else:
@@ -320,11 +306,11 @@ def _reward_one(akind, aref, ae0, ae1, atree, ctab, cptr, lpar, lscore, lkey0, l
             elif kind == 1 and name_id[c] == name_id[ref]:  # identical header: the lexical signal
                 v = 1.0
             elif kind == 1:
-                v = max(_rs(_dot(E_head, ref, E_head, c)), 0.9 * _rs(_dot(E_head, ref, E_samp, c)))
+                v = max(rescale_scalar(_dot(E_head, ref, E_head, c), pk), pk[W_SAMPLE] * rescale_scalar(_dot(E_head, ref, E_samp, c), pk))
             else:
-                v = max(_rs(_dot(E_ent, ref, E_head, c)), 0.9 * _rs(_dot(E_ent, ref, E_samp, c)))
+                v = max(rescale_scalar(_dot(E_ent, ref, E_head, c), pk), pk[W_SAMPLE] * rescale_scalar(_dot(E_ent, ref, E_samp, c), pk))
             S[r, j] = v
-            P[r, j] = _sg(v, beta, cos0)
+            P[r, j] = psi_scalar(v, pk)
         for k in range(K):
             e = _seg_end(cstart, k, n_cols)
             m = P[r, cstart[k]]
@@ -344,11 +330,11 @@ def _reward_one(akind, aref, ae0, ae1, atree, ctab, cptr, lpar, lscore, lkey0, l
                     for j in range(tstart[ti] + 1, e):
                         if S[r, j] > btc:
                             btc = S[r, j]
-                    ts = max(_rs(_dot(E_ent, ref, E_tab, t)), 0.85 * btc)
+                    ts = max(rescale_scalar(_dot(E_ent, ref, E_tab, t), pk), pk[W_TABLE] * btc)
                     for q in range(nm_ptr[t], nm_ptr[t + 1]):
                         if nm_word[q] == word and nm_val[q] > ts:
                             ts = nm_val[q]
-                    p = _sg(ts, beta, cos0)
+                    p = psi_scalar(ts, pk)
                     if ti == cptr[k] or p > tb:
                         tb = p
                 R[i, k] = max(tb, best[r, k])
@@ -479,7 +465,7 @@ def _reward_one(akind, aref, ae0, ae1, atree, ctab, cptr, lpar, lscore, lkey0, l
 @numba.njit(cache=True)
 def _reward_batch(a_ptr, akind, aref, ae0, ae1, atree, k_ptr, t_ptr, ctab, lpar, lscore, lkey0, lkey1,
                   tc_ptr, tc_idx, E_head, E_samp, E_tab, E_ent, E_val, name_id, spec_table, spec_col, spec_value,
-                  vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, beta, cos0, hops, sigma0_sq):
+                  vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, pk, hops, sigma0_sq):
     n = a_ptr.shape[0] - 1
     out = np.empty(n)
     for b in range(n):
@@ -489,7 +475,7 @@ def _reward_batch(a_ptr, akind, aref, ae0, ae1, atree, k_ptr, t_ptr, ctab, lpar,
         out[b] = _reward_one(akind[a0:a1], aref[a0:a1], ae0[a0:a1], ae1[a0:a1], atree[a0:a1],
                              ctab[t_ptr[k0]:t_ptr[k1]], cptr, lpar[k0:k1], lscore[k0:k1], lkey0[k0:k1], lkey1[k0:k1],
                              tc_ptr, tc_idx, E_head, E_samp, E_tab, E_ent, E_val, name_id, spec_table, spec_col,
-                             spec_value, vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, beta, cos0, hops, sigma0_sq)
+                             spec_value, vh_ptr, vh_idx, ent_word, nm_ptr, nm_word, nm_val, pk, hops, sigma0_sq)
     return out
 
 
@@ -549,7 +535,7 @@ class RewardBatch:
                             np.asarray(self.lscore, np.float64), i64(self.lkey0), i64(self.lkey1),
                             f.tc_ptr, f.tc_idx, f.emb_header, f.emb_sample, f.emb_table, f.entity_emb, f.value_emb,
                             f.name_id, f.spec_table, f.spec_col, f.spec_value, f.vh_ptr, f.vh_idx, f.ent_word,
-                            f.nm_ptr, f.nm_word, f.nm_val, float(c.beta), float(c.cos0), int(c.hops), float(c.sigma0_sq))
+                            f.nm_ptr, f.nm_word, f.nm_val, psi_.kernel_constants(c), int(c.hops), float(c.sigma0_sq))
         self._clear()
         return out
 

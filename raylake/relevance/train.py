@@ -16,8 +16,6 @@ does not pay at this size (a few thousand pairs, minutes on two cores).
 """
 from __future__ import annotations
 
-import codecs
-import json
 import os
 import time
 from dataclasses import asdict
@@ -26,39 +24,18 @@ import numpy as np
 
 from raylake.config import RelevanceConfig
 from raylake.errors import RaylakeError
+from raylake.questions import read_questions
 
 
-def read_questions(path: str, index) -> list[tuple[str, list[int]]]:
-    """``(question, table ids)`` of every line of a questions file; a one-line error for a bad line."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise RaylakeError(f"cannot read questions file {path!r}: {exc.strerror}") from None
+def read_examples(path: str, index) -> list[tuple[str, list[int]]]:
+    """``(question, table ids)`` of every line of a questions file (:mod:`raylake.questions`,
+    ``gold_tables`` required); a one-line error for a bad line or a table the index lacks."""
     out = []
-    for n, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).splitlines(), 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RaylakeError(f"{path}:{n}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                               "save the file as UTF-8") from None
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            raise RaylakeError(f"{path}:{n}: not a JSON object") from None
-        q = obj.get("question") if isinstance(obj, dict) else None
-        gold = obj.get("gold_tables") if isinstance(obj, dict) else None
-        if not isinstance(q, str) or not q.strip() or not isinstance(gold, list) or not gold \
-                or not all(isinstance(g, str) for g in gold):
-            raise RaylakeError(f"{path}:{n}: needs 'question' (text) and 'gold_tables' (a non-empty list of lake paths)")
-        missing = [g for g in gold if g not in index.path_id]
+    for q in read_questions(path, need_gold=True):
+        missing = [g for g in q.gold_tables if g not in index.path_id]
         if missing:
-            raise RaylakeError(f"{path}:{n}: table {missing[0]!r} is not in the index (paths are relative to {index.lake_root})")
-        out.append((q, [index.path_id[g] for g in dict.fromkeys(gold)]))
-    if not out:
-        raise RaylakeError(f"questions file {path!r} has no questions")
+            raise RaylakeError(f"{path}:{q.line}: table {missing[0]!r} is not in the index (paths are relative to {index.lake_root})")
+        out.append((q.question, [index.path_id[g] for g in q.gold_tables]))
     return out
 
 
@@ -183,7 +160,7 @@ def train(index_dir: str, out: str, questions: str | None, cfg: RelevanceConfig,
 
     index = LakeIndex.load(index_dir)  # fail fast, before Ray starts, on a missing index or a bad questions file
     if questions:
-        read_questions(questions, index)
+        read_examples(questions, index)
     if not questions and cfg.pseudo_questions <= 0:
         raise RaylakeError("nothing to train on: give --questions FILE, --pseudo N, or both")
     from raylake.runtime import start_ray
@@ -191,7 +168,7 @@ def train(index_dir: str, out: str, questions: str | None, cfg: RelevanceConfig,
     ray = start_ray(address, log_to_driver=True)  # the task's prints are the progress: worker logs reach this terminal
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     index_dir = os.path.abspath(index_dir)
-    examples = read_questions(questions, index) if questions else []
+    examples = read_examples(questions, index) if questions else []
     if cfg.pseudo_questions > 0:
         from raylake.relevance.pseudo import pseudo_questions
 

@@ -6,13 +6,13 @@ no index, an index of another format, unreadable questions file, a plan whose fu
 """
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import sys
 
 from raylake.errors import EXIT_PARTIAL, RaylakeError
 from raylake.intent.model import check_question
+from raylake.questions import QuestionLine, read_lines
 
 
 def register(subparsers) -> None:
@@ -58,50 +58,6 @@ def _engine(args):
     return eng
 
 
-def read_questions(path: str) -> list[dict]:
-    """One entry per non-blank line of a JSON-lines file: ``{line, id, question}``, or ``{line, id,
-    error}`` for a line that cannot be asked (not UTF-8, not a JSON object with a string
-    ``question``, an ``id`` already used), so one bad line costs only its own answer. A UTF-8
-    byte-order mark is skipped; an unreadable or empty file is a one-line error."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise RaylakeError(f"cannot read questions file {path}: {exc.strerror}") from None
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    out, first_use = [], {}
-    for n, raw in enumerate(data.splitlines(), 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            out.append({"line": n, "id": n, "error": f"{path}:{n}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
-                                                     f"{exc.start + 1}): save the file as UTF-8"})
-            continue
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            out.append({"line": n, "id": n, "error": f"{path}:{n}: not a JSON object ({getattr(exc, 'msg', exc)})"})
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("question"), str):
-            out.append({"line": n, "id": obj.get("id", n) if isinstance(obj, dict) else n,
-                        "error": f"{path}:{n}: each line needs a string field 'question'"})
-            continue
-        qid = obj.get("id", n)
-        key = json.dumps(qid, sort_keys=True, default=str)
-        if key in first_use:
-            out.append({"line": n, "id": qid, "question": obj["question"],
-                        "error": f"{path}:{n}: duplicate id {key} (first used on line {first_use[key]}); ids must be unique"})
-            continue
-        first_use[key] = n
-        out.append({"line": n, "id": qid, "question": obj["question"]})
-    if not out:
-        raise RaylakeError(f"{path} holds no questions")
-    return out
-
-
 def emit(obj: dict, file=None) -> None:
     """Print one JSON line. Text that is not valid Unicode (lone surrogates from undecodable
     bytes) is written as JSON escapes rather than failing the whole line."""
@@ -114,22 +70,22 @@ def emit(obj: dict, file=None) -> None:
     print(text, file=file, flush=True)
 
 
-def _ask_batch(eng, questions: list[dict], args) -> int:
+def _ask_batch(eng, questions: list[QuestionLine], args) -> int:
     failed = []
     for q in questions:
-        if "error" in q:
-            obj = q
+        head = {"id": q.id, "line": q.line} | ({"question": q.question} if q.question is not None else {})
+        if q.error:
+            obj = head | {"error": q.error}
         else:
             try:
-                obj = {"id": q["id"], **eng.ask(q["question"], args.budget, args.beam, fuse=args.fuse,
-                                                answer=not args.no_fuse, run=not args.sql_only).to_json()}
+                obj = {"id": q.id, **eng.ask(q.question, args.budget, args.beam, fuse=args.fuse,
+                                             answer=not args.no_fuse, run=not args.sql_only).to_json()}
             except RaylakeError as exc:
-                obj = {"id": q["id"], "line": q["line"], "question": q["question"], "error": str(exc)}
+                obj = head | {"error": str(exc)}
             except Exception as exc:  # a bug on one question must not cost the rest of the batch their answers
-                obj = {"id": q["id"], "line": q["line"], "question": q["question"],
-                       "error": f"internal error ({type(exc).__name__}: {exc}); please report it"}
+                obj = head | {"error": f"internal error ({type(exc).__name__}: {exc}); please report it"}
         if "error" in obj:
-            failed.append(q["line"])
+            failed.append(q.line)
         emit(obj)
     if failed:
         shown = ", ".join(map(str, failed[:10])) + (", ..." if len(failed) > 10 else "")
@@ -153,7 +109,7 @@ def cmd_ask(args) -> int:
         raise RaylakeError(f"--beam must be at least 1, got {args.beam}")
     if args.question is not None:
         check_question(args.question)  # before the index and models load
-    questions = read_questions(args.questions) if args.questions else None
+    questions = read_lines(args.questions) if args.questions else None
     eng = _engine(args)
     if questions is not None:
         return _ask_batch(eng, questions, args)

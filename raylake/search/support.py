@@ -18,7 +18,8 @@ signals the cosine misses (our choice, documented here because the paper leaves 
   columns for them); else 0.7 × the rescaled cosine with the header+sample embedding.
 
 Cosines are rescaled ``clip((cos − 0.3)/0.5, 0, 1)`` (MiniLM puts unrelated short texts at
-0.1–0.3). Evidence units and their rows:
+0.1–0.3). The formulas and weights are :mod:`raylake.reward.psi`'s, which the trajectories'
+reward shares; this module adds the exact signals. Evidence units and their rows:
 
 - a **table unit** per table cluster in a plan (one table and its shards): node atoms get
   the best ψ over the cluster's columns (entity: over the table as well);
@@ -43,6 +44,7 @@ import numpy as np
 from raylake.config import IGMSConfig
 from raylake.intent.lexicon import Lexicon, lemma, tokens
 from raylake.intent.model import IntentGraph
+from raylake.reward import psi as psi_
 
 _NUM = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -58,10 +60,6 @@ def _as_float(x) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(v) else v
-
-
-def rescale(cos: np.ndarray) -> np.ndarray:
-    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
 
 
 class Support:
@@ -93,26 +91,24 @@ class Support:
             if at.kind == "value":
                 self.col_s[i] = self._value_sim(at.text, scos[k], dtype)
             else:
-                s = np.maximum(rescale(hcos[k]), 0.9 * rescale(scos[k]))
+                s = psi_.column_similarity(hcos[k], scos[k], self.cfg)
                 for c, w in lexicon.lexical_scores(tokens(at.text)).items():
                     s[c] = max(s[c], w)
                 self.col_s[i] = s
             best_col = np.maximum.reduceat(self.col_s[i], starts) if n_cols else np.zeros(index.n_tables)
             if at.kind == "entity":
                 named = self._entity_naming(at.text)
-                self.tab_s[i] = np.maximum.reduce([named, rescale(tcos[k]), 0.85 * best_col])
+                self.tab_s[i] = np.maximum(named, psi_.table_similarity(tcos[k], best_col, self.cfg))
                 chosen = self._chosen.get(at.tree)
                 if chosen is not None and self.cfg.intent_tables > 0:
                     self.tab_s[i, chosen] = max(self.tab_s[i, chosen], self.cfg.intent_tables)
             else:
                 self.tab_s[i] = best_col
-        beta, s0 = self.cfg.beta, self.cfg.cos0
-        self.col_psi = self._psi(self.col_s)
-        self.tab_psi = self._psi(self.tab_s)
+        self.col_psi = psi_.psi(self.col_s, self.cfg)
+        self.tab_psi = psi_.psi(self.tab_s, self.cfg)
         self._node_mask = np.array([at.is_node for at in self.atoms])
         self.col_psi[~self._node_mask] = 0.0
         self.tab_psi[~self._node_mask] = 0.0
-        self._beta, self._s0 = beta, s0
         self.join_atoms = [at for at in self.atoms if at.kind == "join"]
         tree_nodes: dict[str, list[int]] = {}
         for at in self.atoms:
@@ -128,10 +124,6 @@ class Support:
 
     # ------------------------------------------------------------------ similarities
 
-    def _psi(self, s: np.ndarray) -> np.ndarray:
-        psi = 1.0 / (1.0 + np.exp(-self.cfg.beta * (s - self.cfg.cos0)))
-        return np.where(s > 0, psi, 0.0)  # the type gate: no similarity, no support
-
     def _value_sim(self, text: str, scos: np.ndarray, dtype: np.ndarray) -> np.ndarray:
         idx = self.index
         s = np.zeros(idx.n_columns)
@@ -140,16 +132,16 @@ class Support:
         date = bool(_DATE.match(norm))
         if numeric or date:
             gate = np.isin(dtype, ["int", "float"]) if numeric else (dtype == "date") | (dtype == "text")
-            s = np.where(gate, 0.35, 0.0)
+            s = np.where(gate, self.cfg.value_type_only, 0.0)
             if numeric:
                 v = float(norm)
                 for c in np.flatnonzero(gate):
                     summ = idx.column_summary(int(c))
                     lo, hi = _as_float(summ.get("min")), _as_float(summ.get("max"))
                     if lo is not None and hi is not None and lo <= v <= hi:
-                        s[c] = 0.6
+                        s[c] = self.cfg.value_in_range
         else:
-            s = 0.7 * rescale(scos)
+            s = psi_.value_similarity(scos, self.cfg)
         hits = idx.values.get(norm)
         if hits is not None:
             s[hits] = 1.0

@@ -116,10 +116,10 @@ def test_a_latin1_questions_file_gets_an_error_per_bad_line(example_index, tmp_p
 
 def test_relevance_questions_file_that_is_not_utf8_names_its_line(example_index, tmp_path):
     from raylake.index.reader import LakeIndex
-    from raylake.relevance.train import read_questions
+    from raylake.relevance.train import read_examples
 
     qfile = tmp_path / "q.jsonl"
     qfile.write_bytes(codecs.BOM_UTF8 + b'{"question": "clubs?", "gold_tables": ["sports/club.csv"]}\n'
                       + '{"question": "Málaga?", "gold_tables": ["sports/club.csv"]}\n'.encode("latin-1"))
     with pytest.raises(RaylakeError, match=r"q\.jsonl:2: not UTF-8 text"):
-        read_questions(str(qfile), LakeIndex(example_index))
+        read_examples(str(qfile), LakeIndex(example_index))
