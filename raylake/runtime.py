@@ -71,7 +71,10 @@ def _remove_session_dir(session_dir: str, temp_root: str, owner_pid: int) -> Non
 
     # Registered after ray.init, so this runs before Ray's own atexit shutdown: stop the
     # processes (they write logs there) before their folder goes.
-    ray.shutdown(wait_for_processes=True)
+    try:
+        ray.shutdown(wait_for_processes=True)
+    except TypeError:  # a Ray older than the argument stops its processes without it
+        ray.shutdown()
     root, session = os.path.realpath(temp_root), os.path.realpath(session_dir)
     name = os.path.basename(session)
     if os.path.dirname(session) != root or not name.startswith("session_") or name == "session_latest":
