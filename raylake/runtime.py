@@ -9,11 +9,19 @@ Windows). In that mode the node IP stays 127.0.0.1 and every component — GCS, 
 dashboard agent, runtime-env agent, metrics exporters, workers — listens on 127.0.0.1
 (tests/test_runtime.py checks each listening socket). Joining a cluster (``address``) keeps
 the cluster's own settings: its network must protect it.
+
+A local Ray is always a new one (``ray.init(address="local")``: a ``ray start`` head on this
+machine is not joined behind the user's back), so the process knows it owns the session:
+at exit it shuts Ray down and removes that session's folder under Ray's temp root, which
+Ray itself keeps forever. A process killed with SIGKILL leaves its folder behind.
 """
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ipaddress
 import os
+import shutil
 import sys
 
 LOOPBACK = "127.0.0.1"
@@ -44,10 +52,38 @@ def start_ray(address: str | None = None, *, include_dashboard: bool = False, lo
         kwargs["runtime_env"] = runtime_env
         if include_dashboard:
             kwargs.setdefault("dashboard_host", LOOPBACK)
-        ray.init(**kwargs)
+        ray.init(address="local", **kwargs)
+        context = ray.get_runtime_context()
+        atexit.register(_remove_session_dir, os.path.join(context.get_temp_dir(), context.get_session_name()),
+                        context.get_temp_dir(), os.getpid())
     else:
         ray.init(address=address, **kwargs)
     return ray
+
+
+def _remove_session_dir(session_dir: str, temp_root: str, owner_pid: int) -> None:
+    """Exit handler of a process that started a local Ray: ``ray.shutdown()``, then delete
+    ``session_dir`` — only a ``session_*`` folder directly under ``temp_root``, and only in
+    ``owner_pid`` (a forked child inherits atexit handlers but not the Ray)."""
+    if os.getpid() != owner_pid:
+        return
+    import ray
+
+    # Registered after ray.init, so this runs before Ray's own atexit shutdown: stop the
+    # processes (they write logs there) before their folder goes.
+    try:
+        ray.shutdown(wait_for_processes=True)
+    except TypeError:  # a Ray older than the argument stops its processes without it
+        ray.shutdown()
+    root, session = os.path.realpath(temp_root), os.path.realpath(session_dir)
+    name = os.path.basename(session)
+    if os.path.dirname(session) != root or not name.startswith("session_") or name == "session_latest":
+        return
+    shutil.rmtree(session, ignore_errors=True)
+    latest = os.path.join(root, "session_latest")
+    if os.path.islink(latest) and os.path.realpath(latest) == session:
+        with contextlib.suppress(OSError):  # another Ray may be re-pointing it this moment
+            os.unlink(latest)
 
 
 def is_loopback_address(address: str | None) -> bool:

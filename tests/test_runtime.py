@@ -4,6 +4,7 @@ The engine runs in a child process with its own Ray (address None: the path of `
 and `raylake serve` on one machine): it indexes a copy of the example lake, deploys the search
 service, says "ready" and waits. The test then lists every listening TCP socket owned by that
 process and its descendants (GCS, raylet, agents, workers, Serve proxy and replicas).
+A process that started its own Ray removes that Ray's session folder when it exits.
 """
 from __future__ import annotations
 
@@ -93,3 +94,36 @@ def test_local_ray_and_service_listen_on_loopback_only(example_lake, tmp_path):
 ])
 def test_loopback_address_detection(address, loopback):
     assert is_loopback_address(address) is loopback
+
+
+SESSION = textwrap.dedent("""
+    import os, sys
+    from raylake.runtime import start_ray
+    ray = start_ray(sys.argv[1] or None, **({} if sys.argv[1] else {"num_cpus": 1}))
+    ctx = ray.get_runtime_context()
+    print(os.path.join(ctx.get_temp_dir(), ctx.get_session_name()), flush=True)
+    assert ray.get(ray.remote(lambda: os.getpid()).remote()) != os.getpid()  # a worker of this session ran (and logged) too
+""")
+
+
+def _session_of(address: str = "") -> str:
+    """Run a child that starts its own Ray (or joins ``address``) and exits; its session folder."""
+    out = subprocess.run([sys.executable, "-c", SESSION, address], capture_output=True, text=True, timeout=120,
+                         env={k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_own_ray_session_folder_goes_at_exit_and_no_other(ray_session):
+    ctx = ray_session.get_runtime_context()
+    ours = os.path.join(ctx.get_temp_dir(), ctx.get_session_name())
+    assert os.path.isdir(ours)
+    # a process that joined this Ray leaves its folder alone
+    assert _session_of(ctx.gcs_address) == ours
+    assert os.path.isdir(os.path.join(ours, "logs"))
+    # a process that started its own Ray removes that one's folder, and only it
+    theirs = _session_of()
+    assert theirs != ours and os.path.dirname(theirs) == ctx.get_temp_dir()
+    assert not os.path.exists(theirs)
+    assert os.path.isdir(os.path.join(ours, "logs"))
+    assert ray_session.get(ray_session.remote(lambda: os.getpid()).remote()) != os.getpid()  # and this Ray still works

@@ -11,6 +11,7 @@ import sys
 import time
 
 from raylake.errors import LLMError
+from raylake.runtime import LOOPBACK
 
 
 def register(subparsers) -> None:
@@ -21,6 +22,8 @@ def register(subparsers) -> None:
     s = sub.add_parser("serve", help="serve a local model folder with vLLM on Ray Serve (OpenAI-compatible)")
     s.add_argument("model_path", help="model folder on the GPU node (weights are never downloaded)")
     s.add_argument("--name", default=None, help="model name clients send (default: the folder name)")
+    s.add_argument("--host", default=LOOPBACK, help="bind address (default 127.0.0.1: this machine only); another, e.g. 0.0.0.0, "
+                   "exposes the model to that network with no token")
     s.add_argument("--port", type=int, default=8000, metavar="PORT", help="HTTP port of Ray Serve (default 8000)")
     s.add_argument("--gpus", type=float, default=1, metavar="N", help="GPUs per replica; a fraction shares one (default 1)")
     s.add_argument("--tensor-parallel", type=int, default=1, metavar="N", help="shard the model over N GPUs of one node (default 1)")
@@ -45,6 +48,7 @@ def cmd_serve(args) -> int:
         num_gpus=args.gpus,
         tensor_parallel_size=args.tensor_parallel,
         route_prefix=args.route_prefix,
+        host=args.host,
         port=args.port,
         address=args.address,
     )

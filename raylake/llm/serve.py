@@ -27,6 +27,7 @@ from fastapi.responses import JSONResponse
 from ray import serve
 
 from raylake.errors import LLMError
+from raylake.runtime import LOOPBACK
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +199,14 @@ def app_builder(args: dict) -> serve.Application:
     return build_app(**args)
 
 
+def http_options(host: str = LOOPBACK, port: int = 8000) -> dict:
+    """Ray Serve's HTTP options for the endpoint: this machine only unless ``host`` says
+    otherwise. The endpoint has no token, so another host exposes the model to its network."""
+    if not 0 < port < 65536:
+        raise LLMError(f"--port must be in 1..65535, got {port}")
+    return {"host": host, "port": port}
+
+
 def serve_vllm(
     model_path: str,
     *,
@@ -205,18 +214,20 @@ def serve_vllm(
     num_gpus: float = 1,
     tensor_parallel_size: int = 1,
     route_prefix: str = "/",
+    host: str = LOOPBACK,
     port: int = 8000,
     blocking: bool = False,
     address: str | None = None,
 ) -> str:
-    """Deploy the model and return its OpenAI base URL (``http://<node ip>:<port><prefix>/v1``).
+    """Deploy the model and return its OpenAI base URL (``http://<host>:<port><prefix>/v1``).
 
-    ``address=None`` starts (or joins) a local Ray on this machine, which must then have
+    ``address=None`` starts a local Ray on this machine, which must then have
     vLLM and the GPUs; with a cluster ``address`` the replica lands on a GPU node of the
     cluster (scaled up by the autoscaler if needed) and only that node needs vLLM. The
     deployment lives as long as the Ray instance: ``blocking=True`` keeps this process,
-    and so a local Ray, alive until Ctrl-C.
+    and so a local Ray, alive until Ctrl-C. Serve listens where :func:`http_options` says.
     """
+    options = http_options(host, port)
     app = build_app(model_path, name=name, num_gpus=num_gpus, tensor_parallel_size=tensor_parallel_size)
     if address is None and importlib.util.find_spec("vllm") is None:
         raise LLMError(GPU_HINT)
@@ -228,7 +239,7 @@ def serve_vllm(
         have, need = ray.cluster_resources().get("GPU", 0), max(num_gpus, tensor_parallel_size)
         if have < need:
             raise LLMError(f"this machine offers Ray {have:g} GPUs; serving {name!r} needs {need:g}")
-    serve.start(http_options={"host": "0.0.0.0", "port": port})
+    serve.start(http_options=options)
     try:
         serve.run(app, name=name, route_prefix=route_prefix)
     except RuntimeError as exc:
@@ -237,7 +248,8 @@ def serve_vllm(
             raise LLMError(f"{GPU_HINT} (the node that hosts the {name!r} replica has none)") from None
         lines = [ln for ln in str(exc).splitlines() if ln.strip()]
         raise LLMError(f"vLLM deployment {name!r} failed to start: {lines[-1] if lines else type(exc).__name__}") from None
-    base_url = f"http://{ray.util.get_node_ip_address()}:{port}{route_prefix.rstrip('/')}/v1"
+    reach = host if host not in ("0.0.0.0", "::") else ray.util.get_node_ip_address()
+    base_url = f"http://{reach}:{port}{route_prefix.rstrip('/')}/v1"
     logger.info("vLLM model %r serving at %s", name, base_url)
     if blocking:
         block_until_interrupted()

@@ -7,9 +7,11 @@ the copied lake): each test gets a private lake to change without a cold build o
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import subprocess
@@ -210,6 +212,18 @@ def test_removed_file_leaves_the_index_with_its_edges(ray_session, lake_and_inde
 # ---------------------------------------------------------------------------- killed run, atomic swap
 
 
+def _answers(index_dir: str) -> LakeIndex:
+    """The live index loads and answers: a profile with its join edge, a nearest-table search."""
+    idx = LakeIndex(index_dir)
+    prof = idx.table_profile("sports/player.csv")
+    assert [c["name"] for c in prof["columns"]] == ["Player_ID", "Name", "Club_ID", "Position"]
+    assert any(e["kind"] == "join" and e["dst_table"] == "sports/club.csv" for e in prof["edges"])
+    t = idx.path_id["sports/club.csv"]
+    _, nn = idx.faiss("tables").search(np.ascontiguousarray(idx.emb_table[t : t + 1]), 1)
+    assert nn[0, 0] == t
+    return idx
+
+
 def _kill_during_write(cmd: list[str], index_dir: str, timeout: float = 120.0) -> bool:
     """Run ``cmd``; SIGKILL it as soon as its build folder appears. False when it finished first."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
@@ -253,14 +267,8 @@ def test_killed_run_leaves_previous_index_and_next_build_cleans_up(ray_session, 
     assert not os.path.exists(os.path.join(index_dir, leftovers[0], "manifest.json"))  # killed mid-write
     # the previous index is intact and answers queries
     assert store.current_build(index_dir) == old_build
-    idx = LakeIndex(index_dir)
+    idx = _answers(index_dir)
     assert idx.paths == before.paths and idx.summary == before.summary
-    prof = idx.table_profile("sports/player.csv")
-    assert [c["name"] for c in prof["columns"]] == ["Player_ID", "Name", "Club_ID", "Position"]
-    assert any(e["kind"] == "join" and e["dst_table"] == "sports/club.csv" for e in prof["edges"])
-    t = idx.path_id["sports/club.csv"]
-    _, nn = idx.faiss("tables").search(np.ascontiguousarray(idx.emb_table[t : t + 1]), 1)
-    assert nn[0, 0] == t
     # the next build succeeds and removes the dead run's folder
     s = build_index(lake, index_dir, progress=False)
     assert s["changed"] == 1 and not s["up_to_date"]
@@ -315,6 +323,98 @@ def test_every_run_clears_a_killed_builds_folder_and_keeps_a_live_ones(lake_and_
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+# A warm interpreter that runs `raylake index` on demand: for each argv (a JSON line on stdin) it
+# forks a child that runs raylake.cli.main on it, prints "pid N", reaps it and prints "exit RC".
+# The child is the command itself, minus the 1-2 s of imports a fresh `python -m raylake.cli`
+# pays before it does anything worth killing.
+_INDEX_ON_DEMAND = """
+import json, os, sys
+import ray, raylake.cli, raylake.index.build
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        rc = raylake.cli.main(json.loads(line))
+        ray.shutdown()
+        os._exit(rc)
+    print("pid", pid, flush=True)
+    print("exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+def test_ten_kills_at_random_moments_never_break_the_index(ray_session, lake_and_index, tmp_path):
+    """Each run re-indexes a changed lake and is SIGKILLed at a random moment: the index left is
+    the previous one or the new one, it loads and answers, and no leftovers pile up."""
+    lake, index_dir = lake_and_index
+    weather = os.path.join(lake, "misc", "weather.csv")
+    argv = json.dumps(["index", lake, "--index-dir", index_dir, "--address", ray_session.get_runtime_context().gcs_address, "--quiet"])
+    with open(tmp_path / "stderr", "w") as err:
+        runner = subprocess.Popen([sys.executable, "-c", _INDEX_ON_DEMAND], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=err, text=True, bufsize=1, env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+
+    def run(kill_after: float | None) -> tuple[int, float]:
+        """One re-index, SIGKILLed after ``kill_after`` s unless it ends first; (exit code, seconds)."""
+        runner.stdin.write(argv + "\n")
+        runner.stdin.flush()
+        line = runner.stdout.readline()
+        assert line.startswith("pid "), f"the runner died: {(tmp_path / 'stderr').read_text()[-2000:]}"
+        pid, start = int(line.split()[1]), time.monotonic()
+        if not select.select([runner.stdout], [], [], 300 if kill_after is None else kill_after)[0]:
+            with contextlib.suppress(ProcessLookupError):  # it ended this instant (the pid stays ours until reaped)
+                os.kill(pid, signal.SIGKILL)
+        return int(runner.stdout.readline().split()[1]), time.monotonic() - start
+
+    rng = random.Random(36)
+    moments: list[float] = []
+    idx = _answers(index_dir)
+    weather_rows = lake_rows = idx.tables["n_rows"][idx.path_id["misc/weather.csv"]]
+    appended = kills = finished = 0
+    try:
+        for attempt in range(25):
+            with open(weather, "a", encoding="utf-8") as fh:  # a change, so the run has work to do
+                fh.write(f"Nowhere,2099-{1 + appended // 28:02d}-{1 + appended % 28:02d},{appended},0.0\r\n")
+            appended += 1
+            lake_rows += 1
+            build_before = store.current_build(index_dir)
+            # the first run, unkilled, times a whole re-index; the others die at a random moment of
+            # each tenth of one, in random order (a run that ends first leaves its moment to the next)
+            rc, took = run(moments[kills] if moments else None)
+            if not moments:
+                moments = [0.95 * took * (k + rng.random()) / 10 for k in range(10)]
+                rng.shuffle(moments)
+            kills += rc == -signal.SIGKILL
+            finished += rc == 0
+            assert rc in (0, -signal.SIGKILL), (tmp_path / "stderr").read_text()[-2000:]
+            idx = _answers(index_dir)
+            n = idx.tables["n_rows"][idx.path_id["misc/weather.csv"]]
+            if store.current_build(index_dir) == build_before:  # the previous index, as it was
+                assert rc != 0 and n == weather_rows
+            else:  # or the new one, with every row of the lake
+                assert n == lake_rows
+                weather_rows = n
+            names = os.listdir(index_dir)
+            assert sum(name.startswith(".tmp-build-") for name in names) <= 1  # the dead run's own; the next run clears it
+            assert sum(name.startswith(".tmp-new-") for name in names) <= 1
+            assert sum(name.startswith("build-") for name in names) <= 3  # the live one, its predecessor, a killed commit's
+            if kills == 10:
+                break
+        assert kills == 10, f"{kills} kills, {finished} runs finished first"
+        rc, _ = run(None)
+        assert rc == 0
+        idx = _answers(index_dir)
+        assert idx.tables["n_rows"][idx.path_id["misc/weather.csv"]] == lake_rows
+        names = os.listdir(index_dir)
+        assert not [name for name in names if name.startswith(".tmp-")]
+        assert sum(name.startswith("build-") for name in names) <= 2
+    finally:
+        runner.stdin.close()
+        try:
+            runner.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            runner.kill()
+            runner.wait()
 
 
 def test_changed_edge_parameters_derive_every_edge_again_from_the_reused_profiles(ray_session, lake_and_index, tmp_path):

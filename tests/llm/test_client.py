@@ -361,6 +361,35 @@ def test_serve_vllm_without_vllm_is_a_clear_error():
         serve_vllm("/models/m", name="m")
 
 
+def test_llm_serve_binds_loopback_unless_host_says_otherwise(monkeypatch, capsys):
+    import argparse
+    import inspect
+
+    import raylake.llm.serve as llm_serve
+    from raylake.llm.cli import register
+
+    assert llm_serve.http_options() == {"host": "127.0.0.1", "port": 8000}
+    assert llm_serve.http_options("0.0.0.0", 9001) == {"host": "0.0.0.0", "port": 9001}
+    with pytest.raises(LLMError, match=r"--port must be in 1\.\.65535, got 0"):
+        llm_serve.http_options(port=0)
+
+    assert inspect.signature(llm_serve.serve_vllm).parameters["host"].default == "127.0.0.1"  # from Python too
+    calls = []
+    monkeypatch.setattr(llm_serve, "serve_vllm", lambda path, **kw: calls.append(kw) or f"http://{kw['host']}:{kw['port']}/v1")
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    # --address: the command returns at once instead of holding a local Ray until Ctrl-C
+    for argv, host in ((["llm", "serve", "/models/m", "--json", "--address", "auto"], "127.0.0.1"),
+                       (["llm", "serve", "/models/m", "--json", "--address", "auto", "--host", "0.0.0.0", "--port", "9001"], "0.0.0.0")):
+        args = parser.parse_args(argv)
+        assert args.func(args) == 0
+        assert calls[-1]["host"] == host
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["base_url"] == "http://0.0.0.0:9001/v1"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["llm", "serve", "--help"])
+    assert "exposes the model to that network with no token" in " ".join(capsys.readouterr().out.split())
+
+
 def test_served_reply_parses_in_the_client(server):
     """The deployment's OpenAI bodies are what the client reads."""
     from raylake.llm.serve import check_request, completion_body, sampling_kwargs
