@@ -7,11 +7,11 @@ and columns their evidence records. :func:`ground` fills that evidence with the 
 extractor's own machinery (:mod:`.offline`), so both extractors are read the same way:
 
 - each tree's entity is ranked against the lake's tables on its own words (naming, header
-  and table-text matches, :meth:`OfflineExtractor._base_tables`), with the graph's
+  and table-text matches, :meth:`~raylake.intent.offline.ranking.Ranker.base_tables`), with the graph's
   attributes and values as context and the question's cosine with each table
-  (:meth:`OfflineExtractor._rank_tables`), plus κ · how well each table holds the tree's own
-  attributes (:meth:`OfflineExtractor._holds`; below), and the trees' tables are chosen *jointly*
-  (:meth:`OfflineExtractor._choose`: the cheapest join tree between them, no table taken
+  (:meth:`~raylake.intent.offline.ranking.Ranker.rank_tables`), plus κ · how well each table holds the tree's own
+  attributes (:meth:`~raylake.intent.offline.ranking.Ranker.holds`; below), and the trees' tables are chosen *jointly*
+  (:meth:`~raylake.intent.offline.joint.JointChooser.choose`: the cheapest join tree between them, no table taken
   twice) — the LLM's structure, the lake's coherence;
 - each attribute's columns are ranked with the tree's chosen table (and its shards) first:
   an attribute with values prefers a column of that table holding them, then one it has
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from raylake.intent.lexicon import tokens
 from raylake.intent.model import IntentGraph
-from raylake.intent.offline import OfflineExtractor, _Span
+from raylake.intent.offline import OfflineExtractor, Span
 
 HOLDS = 0.6  # κ: weight of how well a table holds the tree's own attributes (module docstring)
 _BARE_KEY = {"id", "key", "code", "no", "num", "number"}  # a key named by these says nothing of whose it is
@@ -61,23 +61,23 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
         holds: weight κ of how well a table holds the tree's own attributes in its ranking
-            (the tree's ``extractor.holds_top`` best-ranked tables are read for them).
+            (the tree's ``extractor.settings.holds_top`` best-ranked tables are read for them).
     """
-    ex, idx = extractor, extractor.index
+    ex, idx, cfg = extractor, extractor.index, extractor.settings
     if not graph.trees:
         return graph
-    ents = [_Span(0, 0, t.entity, role="entity") for t in graph.trees]
-    attrs = [[_Span(0, 0, a.name, role="attribute") for a in t.attributes] for t in graph.trees]
-    ex._match(ents + [s for row in attrs for s in row])
+    ents = [Span(0, 0, t.entity, role="entity") for t in graph.trees]
+    attrs = [[Span(0, 0, a.name, role="attribute") for a in t.attributes] for t in graph.trees]
+    ex.matcher.match(ents + [s for row in attrs for s in row])
     hits = {v: ex.values.get(v.lower().strip(), []) for t in graph.trees for a in t.attributes for v in a.values}
-    values = [_Span(0, 0, v, "value", named=True, columns=[(int(c), 1.0) for c in hits[v]])
+    values = [Span(0, 0, v, "value", named=True, columns=[(int(c), 1.0) for c in hits[v]])
               for t in graph.trees for a in t.attributes for v in a.values
-              if 0 < len(hits[v]) <= ex.top_k * 4]  # a value held everywhere says nothing of where
+              if 0 < len(hits[v]) <= cfg.top_k * 4]  # a value held everywhere says nothing of where
     context = [s for row in attrs for s in row if s.columns] + values
-    held = ex._context_tables(context)
-    bases = [ex._base_tables(e, held) for e in ents]
-    qcos = ex._question_tables(question) if ex.question_prior > 0 else None
-    ranked = [ex._rank_tables(e, bases[k], context, [bases[j] for j in range(len(ents)) if j != k], qcos)
+    held = ex.ranker.context_tables(context)
+    bases = [ex.ranker.base_tables(e, held) for e in ents]
+    qcos = ex.ranker.question_tables(question) if cfg.question_prior > 0 else None
+    ranked = [ex.ranker.rank_tables(e, bases[k], context, [bases[j] for j in range(len(ents)) if j != k], qcos)
               for k, e in enumerate(ents)]
     # an attribute the graph only joins on is a key, as the offline extractor's implied ones
     keys = {j.from_attribute for j in graph.joins} | {j.to_attribute for j in graph.joins}
@@ -85,17 +85,17 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
     for k, tree in enumerate(graph.trees):
         own_attrs = [s for a, s in zip(tree.attributes, attrs[k])
                      if a.values or a.attribute_id not in keys or not set(tokens(a.name)) <= _BARE_KEY]
-        ents[k].held_attrs = {t: holds * h for t, h in ex._holds([t for t, _ in ranked[k][: ex.holds_top]], own_attrs).items()}
+        ents[k].held_attrs = {t: holds * h for t, h in ex.ranker.holds([t for t, _ in ranked[k][: cfg.holds_top]], own_attrs).items()}
         ranked[k] = sorted(((t, v + ents[k].held_attrs.get(t, 0.0)) for t, v in ranked[k]), key=lambda x: (-x[1], x[0]))
-    chosen, alternatives = ex._choose(ranked, context)
+    chosen, alternatives = ex.chooser.choose(ranked, context)
     for k, tree in enumerate(graph.trees):
-        head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: ex.runners_up]
+        head = ([chosen[k]] if k in chosen else []) + alternatives.get(k, [])[: cfg.runners_up]
         tabs = head + [t for t, _ in ranked[k] if t not in head]
         scores = dict(ranked[k])
         tree.evidence.update({"words": [tree.entity], "tables": [idx.paths[t] for t in tabs[:10]],
                               "table_scores": [round(scores.get(t, 0.0), 3) for t in tabs[:10]]})
         if tabs:
-            tree.evidence["why"] = ex._why(ents[k], tabs[0], k in chosen and len(chosen) > 1)
+            tree.evidence["why"] = ex.ranker.why(ents[k], tabs[0], k in chosen and len(chosen) > 1)
         own = idx.graph.shards(tabs[0]) if tabs else []
         for a, span in zip(tree.attributes, attrs[k]):
             holding = {int(c) for v in a.values for c in hits[v] if int(idx.col_table[c]) in own}
@@ -106,7 +106,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
     return graph
 
 
-def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int]) -> list[tuple[int, float]]:
+def _columns(ex: OfflineExtractor, span: Span, holding: set[int], own: list[int]) -> list[tuple[int, float]]:
     """The attribute's columns, best first: a column of the tree's table holding one of its
     values (``holding``), then the tree's table's columns its words match (≥
     ``min_attr_score``, lexically or by header cosine: the lake's best matches for 'first
@@ -115,8 +115,8 @@ def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int
     idx = ex.index
     scores = dict(span.columns)
     if own:
-        own_cols, cos = ex._header_cos(own, span.emb)
-        lexical = ex._lexical(span)
+        own_cols, cos = ex.matcher.header_cos(own, span.emb)
+        lexical = ex.matcher.lexical(span)
         for c, v in zip(own_cols, cos):
             scores[int(c)] = max(scores.get(int(c), 0.0), float(v), lexical.get(int(c), 0.0))
     own_set = set(own)
@@ -125,6 +125,6 @@ def _columns(ex: OfflineExtractor, span: _Span, holding: set[int], own: list[int
 
     def key(cs):
         c, s = cs
-        return (c not in holding, not (int(idx.col_table[c]) in own_set and s >= ex.min_attr_score), -s, c)
+        return (c not in holding, not (int(idx.col_table[c]) in own_set and s >= ex.settings.min_attr_score), -s, c)
 
     return sorted(scores.items(), key=key)

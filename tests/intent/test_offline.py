@@ -80,7 +80,7 @@ def test_question_matching_nothing_still_gives_a_valid_graph(extractor):
 def test_closeness_follows_join_paths(extractor):
     idx = extractor.index
     player, club = idx.paths.index("sports/player.csv"), idx.paths.index("sports/club.csv")
-    near = extractor._near(player)
+    near = extractor.ranker.near(player)
     assert near[player] == 1.0
     assert 0.0 < near[club] < 1.0  # one Club_ID join link away
     assert near[idx.paths.index("misc/weather.csv")] < near[club]  # no key in common
@@ -92,7 +92,7 @@ def test_joint_choice_prefers_a_connected_set(extractor):
     # entity 0 is torn between an unrelated table and the club; entity 1 is the player
     for first in (weather, club):
         ranked = [sorted([(weather, 1.0), (club, 1.0)], key=lambda x: x[0] != first), [(player, 1.0)]]
-        assert extractor._choose(ranked)[0] == {0: club, 1: player}
+        assert extractor.chooser.choose(ranked)[0] == {0: club, 1: player}
 
 
 def test_a_runner_up_is_the_table_of_the_next_coherent_set(extractor):
@@ -102,7 +102,7 @@ def test_a_runner_up_is_the_table_of_the_next_coherent_set(extractor):
     # on its own score the weather table is entity 0's second table; with the player beside
     # it, the points table (joined to player) reads the question better
     ranked = [[(club, 1.0), (weather, 0.99), (points, 0.9)], [(player, 1.0)]]
-    chosen, runners_up = extractor._choose(ranked)
+    chosen, runners_up = extractor.chooser.choose(ranked)
     assert chosen == {0: club, 1: player}
     assert runners_up[0][:2] == [points, weather]
 
@@ -114,11 +114,11 @@ def test_neighbourhood_cosine_reads_the_tables_around_a_table(extractor):
     player, club, weather = (idx.paths.index(p) for p in ("sports/player.csv", "sports/club.csv", "misc/weather.csv"))
     like_club = np.zeros(idx.n_tables)
     like_club[club] = 1.0
-    near_club, near_player, near_weather = extractor._neighbourhood_cos(np.asarray([club, player, weather]), like_club)
+    near_club, near_player, near_weather = extractor.ranker.neighbourhood_cos(np.asarray([club, player, weather]), like_club)
     assert near_player > 2 * near_weather  # player joins club by its key; weather shares no key with it
     assert near_club == 0.0  # a table's own cosine is the question term's, not its neighbourhood's
     # where every table reads like the question, the mean would be 1: shrunk by one table's weight
-    (everywhere,) = extractor._neighbourhood_cos(np.asarray([player]), np.ones(idx.n_tables))
+    (everywhere,) = extractor.ranker.neighbourhood_cos(np.asarray([player]), np.ones(idx.n_tables))
     assert 0.0 < everywhere < 1.0
 
 
@@ -134,6 +134,7 @@ def test_ids_is_the_plural_of_id(extractor):
 
 def test_an_attribute_no_tree_holds_needs_a_close_header(extractor):
     from raylake.intent.model import Attribute, IntentTree, Join
+    from raylake.intent.offline.forest import drop_strays
 
     def attr(aid, path, col, score, **kw):
         return Attribute(aid, col.lower(), kw.pop("values", []), {"columns": [[path, col, score]], **kw})
@@ -147,7 +148,7 @@ def test_an_attribute_no_tree_holds_needs_a_close_header(extractor):
         attr("a6", "misc/stores.csv", "id", 0.5, role="key"),
     ], {"tables": ["sports/club.csv", "sports/player.csv"]})
     player = IntentTree("t2", "player", [attr("a7", "sports/player.csv", "Club_ID", 1.0)], {"tables": ["sports/player.csv"]})
-    extractor._drop_strays([club, player], [Join("t1", "a5", "t2", "a7")])
+    drop_strays([club, player], [Join("t1", "a5", "t2", "a7")], extractor.settings.stray_match)
     assert [a.attribute_id for a in club.attributes] == ["a1", "a3", "a4", "a5", "a6"]
     assert [a.attribute_id for a in player.attributes] == ["a7"]
 

@@ -181,12 +181,13 @@ def test_a_bridge_maps_one_key_to_another():
 
 
 def test_verb_forms_are_no_attributes():
-    from raylake.intent.offline import _Span, _verb_like
+    from raylake.intent.offline.span import Span
+    from raylake.intent.offline.syntax import verb_like
 
     def verb(question: str, word: str) -> bool:
         lower = question.lower().split()
         i = lower.index(word)
-        return _verb_like(_Span(i, i + 1, word), lower)
+        return verb_like(Span(i, i + 1, word), lower)
 
     assert verb("architects who built bridges", "built")  # an irregular past form
     assert verb("medicines that can interact with enzymes", "interact")  # after a modal
@@ -663,15 +664,15 @@ def test_a_table_the_lake_alone_picks_draws_the_named_entities_beside_it(ray_ses
 
     # two equally named candidates: alone, the tie goes to the first; with the club table that a
     # quoted value pinned, to the student table that joins it
-    assert ex._choose([[(a, 1.0), (b, 1.0)]])[0] == {0: a}
-    assert ex._choose([[(a, 1.0), (b, 1.0)]], pins=[club])[0] == {0: b}
+    assert ex.chooser.choose([[(a, 1.0), (b, 1.0)]])[0] == {0: a}
+    assert ex.chooser.choose([[(a, 1.0), (b, 1.0)]], pins=[club])[0] == {0: b}
     # the pinned table is another need of the question, not a candidate of the named entity ...
     q = 'What are the ages of the students that belong to "Bootup Baltimore"?'
-    g, _ = ex._extract(q, [(club, -1)])
+    g, _ = ex.extract_pass(q, [(club, -1)])
     (students,) = [t for t in g.trees if t.entity == "students"]
     assert "b_clubs/club.csv" not in students.evidence["tables"]
     # ... unless the value comes right after the entity's words: then it says which table that is
-    g, _ = ex._extract('Show the description of the club "Bootup Baltimore".', [(club, 6)])
+    g, _ = ex.extract_pass('Show the description of the club "Bootup Baltimore".', [(club, 6)])
     assert g.trees[0].evidence["tables"][0] == "b_clubs/club.csv"
 
 
