@@ -16,11 +16,7 @@ from raylake.intent.lexicon import tokens, top
 from raylake.intent.offline.settings import Settings
 from raylake.intent.offline.span import Span
 from raylake.intent.offline.vocab import COUNT_WORDS
-
-
-def rescale(cos):
-    """MiniLM puts unrelated short texts at cosine 0.1–0.3: map [0.3, 0.8] → [0, 1]."""
-    return np.clip((cos - 0.3) / 0.5, 0.0, 1.0)
+from raylake.reward.psi import rescale
 
 
 class Matcher:

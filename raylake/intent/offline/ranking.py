@@ -22,7 +22,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from raylake.intent.lexicon import tokens
-from raylake.intent.offline.matching import Matcher, rescale
+from raylake.intent.offline.matching import Matcher
+from raylake.reward.psi import rescale
 from raylake.intent.offline.settings import Settings
 from raylake.intent.offline.span import Span
 
