@@ -107,6 +107,8 @@ def cmd_inspect(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="raylake", description="Find, join and union the tables of a data lake that answer a question.")
     p.add_argument("--version", action="version", version=f"raylake {__import__('raylake').__version__}")
+    p.add_argument("--config", default=None, metavar="FILE.toml",
+                   help="override defaults from a TOML file: [search], [intent], [index], ... sections, or [tool.raylake]")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("index", help="index (or incrementally re-index) a lake",
@@ -147,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if args.config:
+            from raylake.config import RaylakeContext, load_config
+
+            RaylakeContext.set_current(load_config(args.config))
         return args.func(args)
     except RaylakeError as exc:
         print(f"raylake: error: {exc}", file=sys.stderr)

@@ -80,6 +80,54 @@ class SearchConfig:
 
 
 @dataclass
+class IntentConfig:
+    """The offline intent extractor (:mod:`raylake.intent.offline`) and grounding (:mod:`raylake.intent.ground`).
+
+    The defaults are the best of the values tried on the Spider tuning questions
+    (``python -m bench.intent_bench``); the figures are in :mod:`raylake.intent.offline`'s
+    docstring and docs/intent_history.md.
+    """
+
+    top_k: int = 8  # candidate columns kept per mention (× 4)
+    min_attr_score: float = 0.55  # an attribute mention needs a header at least this similar
+    max_bridge_hops: int = 1  # unnamed tables allowed between two named entities
+    min_join: float | None = None  # weakest lake join link a join may use (None: search.min_join, one threshold for both)
+    coherence: float = 0.5  # λ: weight of the chosen tables' join-path cost (their MST) in the joint choice
+    joint_context: float = 0.1  # μ: credit per attribute/value mention the chosen tables explain
+    joint_width: int = 6  # candidate tables per entity in the joint choice
+    max_joint: int = 3000  # most table sets tried (the width shrinks with many entities)
+    max_cost: float = 1.5  # path cost of two tables the lake does not connect within 2 links
+    near_context: float = 0.15  # μ of the neighbourhood context in an entity's table ranking
+    max_context: float = 0.45  # cap of that context bonus (a table's own name counts most)
+    near_scale: float = 0.15  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
+    near_cols: float = 0.4  # weight of closeness to the chosen tables when ranking an attribute's columns
+    near_cache: int = 4096  # closeness rows kept (LRU): one float32 per lake table each
+    held_floor: float = 0.7  # own score of a table that holds a precise attribute/value but is not named
+    distinct: float = 0.2  # cost of resolving two entity mentions to one table (a question names two things)
+    question_prior: float = 0.4  # ρ: weight of the whole question's cosine with a table's text
+    min_bridge: float = 0.84  # weakest link into or out of a bridge table (see joins.bridge_ok)
+    joint_near: int = 3  # candidates per entity beyond joint_width: ranked lower, but close to another entity's top 2 tables
+    joint_near_min: float = 0.15  # closeness such a table needs (exp(−cost/τ): one link of score ≈ 0.75)
+    neighbour_col: float = 0.8  # header match an attribute word needs to bring in the table holding it ...
+    neighbour_near: float = 0.1  # ... with match × closeness to a chosen table at least this
+    header_of_other: float = 0.9  # an entity word this close to a header of another chosen table is its attribute
+    stray_match: float = 0.9  # an attribute outside every tree's tables needs a header this close (see forest.drop_strays)
+    sole_match: float = 0.99  # a header this close, in one table only, brings that table in (see Assembler._sole_holder)
+    runners_up: int = 2  # a tree's tables after the chosen one taken from the joint choice's max-marginals
+    neighbour_prior: float = 0.8  # ν: weight of the question's cosine with a table's join neighbours' texts (closeness-weighted mean)
+    neighbour_top: int = 32  # candidates per entity that get that term (best on the others; bounds Dijkstras)
+    generic_holds: float = 0.1  # κ: of the tables an entity word names, the one holding its generic words ('name') (see Ranker.holds)
+    holds_top: int = 30  # an entity's (or a grounded tree's) best-ranked tables read for that
+    generic_spec: float = 0.3  # a mention this specific or less is a word every schema has ('name', 'id'): see Matcher.specificity
+    semantic_order: float = 0.9  # weight of a header's cosine, against its lexical match, in the order of an attribute's columns
+    alternative_order: float = 0.75  # weight of a header of a table the tree might be instead of its chosen one (a shard it unions with; for a generic word, its next candidates too)
+    near_order: float = 0.85  # weight of a header of a table in the tree but not its chosen one, for a specific word (a generic word: alternative_order)
+    far_order: float = 0.7  # weight of a header outside the tree for a specific word, raised by closeness up to near_order
+    far_generic: float = 0.5  # the same for a generic word: its own tree's column comes first
+    ground_holds: float = 0.6  # weight, in grounding a tree (intent.ground), of how well a table holds the tree's own attributes
+
+
+@dataclass
 class LearnConfig:
     """The lake as the learned value network sees it (:mod:`raylake.learn`)."""
 
@@ -143,6 +191,7 @@ class RaylakeContext:
     index: IndexConfig = field(default_factory=IndexConfig)
     igms: IGMSConfig = field(default_factory=IGMSConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    intent: IntentConfig = field(default_factory=IntentConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
     learn: LearnConfig = field(default_factory=LearnConfig)
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
@@ -165,6 +214,59 @@ class RaylakeContext:
 
     def replace(self, **sections) -> "RaylakeContext":
         return dataclasses.replace(self, **sections)
+
+
+def load_config(path: str, base: RaylakeContext | None = None) -> RaylakeContext:
+    """``base`` (default: the current context) with the knobs of a TOML file overridden.
+
+    The file holds one table per section of :class:`RaylakeContext` (``[search]``,
+    ``[intent]``, ``[index]``, ...) keyed by field name, at its top level or under
+    ``[tool.raylake]`` (so a project's ``pyproject.toml`` can carry it)::
+
+        [search]
+        budget = 15
+        [intent]
+        top_k = 10
+
+    An unknown section or field, or a value of the wrong type, is a one-line
+    :class:`~raylake.errors.RaylakeError` naming it and the valid choices.
+    """
+    import tomllib
+
+    from raylake.errors import RaylakeError
+
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise RaylakeError(f"cannot read config file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RaylakeError(f"config file {path} is not valid TOML: {exc}") from None
+    doc = doc.get("tool", {}).get("raylake", doc) if "tool" in doc else doc
+    ctx = base or RaylakeContext.get_current()
+    sections = {f.name: f for f in dataclasses.fields(ctx)}
+    changes = {}
+    for name, values in doc.items():
+        if name not in sections or not isinstance(values, dict):
+            raise RaylakeError(f"{path}: [{name}] is not a config section; sections: {', '.join(sorted(sections))}")
+        section = getattr(ctx, name)
+        fields = {f.name: f for f in dataclasses.fields(section)}
+        for key, value in values.items():
+            if key not in fields:
+                raise RaylakeError(f"{path}: [{name}] has no field {key!r}; fields: {', '.join(sorted(fields))}")
+            if not _type_ok(value, str(fields[key].type)):
+                raise RaylakeError(f"{path}: [{name}] {key} must be {fields[key].type}, got {value!r}")
+        changes[name] = dataclasses.replace(section, **values)
+    return dataclasses.replace(ctx, **changes)
+
+
+def _type_ok(value, annotation: str) -> bool:
+    # annotations are strings here (``from __future__ import annotations``): 'float', 'int | None', ...
+    kinds = {k.strip() for k in annotation.split("|")}
+    if isinstance(value, bool):
+        return "bool" in kinds
+    return (("int" in kinds and isinstance(value, int)) or ("float" in kinds and isinstance(value, (int, float)))
+            or ("str" in kinds and isinstance(value, str)))
 
 
 def resolve_model_path(path: str | None = None) -> str:

@@ -171,7 +171,7 @@ def _main(args) -> int:
     _say(f"preparing {len(questions)} questions (intent, support, beam)")
     preps, prep_ms = {}, {}
     for k, q in enumerate(questions):
-        index.embedder._cache.clear()
+        index.embedder.clear_cache()
         t = time.perf_counter()
         preps[q["id"]] = engine.prepare(q["question"], context=True)
         prep_ms[q["id"]] = (time.perf_counter() - t) * 1e3
@@ -220,7 +220,7 @@ def _main(args) -> int:
     def evaluate(name_rl, name_ft, model, qs, train_info):
         engine.relevance = model.for_lake(index, engine.graph, cache=False)
         for q in qs:
-            index.embedder._cache.clear()
+            index.embedder.clear_cache()
             p = preps[q["id"]]
             for w, (preds_w, lats_w) in [(None, (preds_rl, lats_rl))] + (list(by_weight.items()) if name_ft else []):
                 engine.ctx = ctx0 if w is None else replace(ctx0, relevance=replace(cfg, recall_weight=w))

@@ -68,7 +68,7 @@ class Exact(Method):
             return []
         region: set[int] = set()
         for j in bs.anchors:
-            region.update(bs._reachable(j))
+            region.update(bs.reachable(j))
         rep = {}
         for t in region:
             rep[t] = min(g.shards(t))
@@ -108,7 +108,7 @@ class Exact(Method):
                 raise _Capped("work_capped")
             if time.perf_counter() > deadline:
                 raise _Capped("time_capped")
-            return bs._apply(p, action)
+            return bs.apply(p, action)
 
         def extend(p, sub: list[int], closed: set[int], ext: list[int], root: int, k: int):
             if len(sub) == k:
@@ -135,7 +135,7 @@ class Exact(Method):
                 for root in order:
                     if root not in anchors:
                         break
-                    start = expand(bs._new_prefix(), ((None, root, "start", None),))
+                    start = expand(bs.new_prefix(), ((None, root, "start", None),))
                     if start is None:
                         continue
                     ext = [u for u in nbrs[root] if pos[u] > pos[root]]

@@ -133,7 +133,7 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
             qs = [q for i, q in enumerate(questions) if i in keep]
         t0 = time.perf_counter()
         method = method_class(name)(ctx, **params.get(name, {}))
-        ctx.index.embedder._cache.clear()
+        ctx.index.embedder.clear_cache()
         warm = method.prepare(WARMUP)
         for b in budgets:
             method.select(warm, b)
@@ -145,7 +145,7 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
         rank = {id(q): r for r, q in enumerate(questions[i] for i in order)}
         qs = sorted(qs, key=lambda q: rank[id(q)])  # seeded order: every prefix of the run is a random sample
         for k, q in enumerate(qs):
-            ctx.index.embedder._cache.clear()  # cold: no method profits from another's embeddings
+            ctx.index.embedder.clear_cache()  # cold: no method profits from another's embeddings
             t = time.perf_counter()
             prep = method.prepare(q["question"])
             prep_ms = (time.perf_counter() - t) * 1e3

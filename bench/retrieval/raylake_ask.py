@@ -25,7 +25,7 @@ class Raylake(Method):
         self.stats = {"empty": 0}
 
     def select(self, question: str, budget: int) -> list[str]:
-        self.engine.index.embedder._cache.clear()
+        self.engine.index.embedder.clear_cache()
         ans = self.engine.ask(question, budget=budget, beam=self.beam)
         if not ans.paths:
             self.stats["empty"] += 1

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from raylake.graph.disjoint import DisjointSets
+
 
 @dataclass(frozen=True)
 class JoinLink:
@@ -83,19 +85,12 @@ class LakeGraph:
         return link.score >= self.shard_score and link.row_overlap < self.max_copy_overlap
 
     def _shard_clusters(self) -> np.ndarray:
-        parent = list(range(self.n_tables))
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
+        sets = DisjointSets()
         for t in range(self.n_tables):
             for u, link in self.union[t].items():
                 if self.is_shard_link(link):
-                    parent[find(t)] = find(u)
-        return np.asarray([find(t) for t in range(self.n_tables)], np.int64)
+                    sets.union(u, t)
+        return np.asarray([sets.find(t) for t in range(self.n_tables)], np.int64)
 
     def shards(self, t: int) -> list[int]:
         """The shard cluster of ``t`` (``t`` included), ordered."""

@@ -55,7 +55,7 @@ class Embedder:
         """``(len(texts), dim)`` float32, L2-normalised."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
-            vecs = self._encode_raw(missing)
+            vecs = self.encode_uncached(missing)
             self._cache.update(zip(missing, vecs))
             if len(self._cache) > 200_000:  # a serving process must not grow without bound
                 self._cache.clear()
@@ -64,7 +64,12 @@ class Embedder:
             return np.zeros((0, self.dim), np.float32)
         return np.stack([self._cache[t] for t in texts])
 
-    def _encode_raw(self, texts: list[str]) -> np.ndarray:
+    def clear_cache(self) -> None:
+        """Forget every embedding (a benchmark timing cold questions clears it between them)."""
+        self._cache.clear()
+
+    def encode_uncached(self, texts: list[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32, L2-normalised, computed now: no cache read or written."""
         vecs = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
@@ -121,4 +126,4 @@ class EmbedWorker:
         self.embedder = Embedder(model_path, max_seq_length, batch_size)
 
     def encode(self, texts):
-        return self.embedder._encode_raw(texts)
+        return self.embedder.encode_uncached(texts)

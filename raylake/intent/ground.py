@@ -47,11 +47,10 @@ from raylake.intent.lexicon import tokens
 from raylake.intent.model import IntentGraph
 from raylake.intent.offline import OfflineExtractor, Span
 
-HOLDS = 0.6  # κ: weight of how well a table holds the tree's own attributes (module docstring)
 _BARE_KEY = {"id", "key", "code", "no", "num", "number"}  # a key named by these says nothing of whose it is
 
 
-def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds: float = HOLDS) -> IntentGraph:
+def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds: float | None = None) -> IntentGraph:
     """``graph`` with lake evidence on every tree and attribute (in place; also returned).
 
     Args:
@@ -61,9 +60,11 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
         holds: weight κ of how well a table holds the tree's own attributes in its ranking
-            (the tree's ``extractor.settings.holds_top`` best-ranked tables are read for them).
+            (the tree's ``extractor.settings.holds_top`` best-ranked tables are read for them);
+            None: ``extractor.settings.ground_holds``.
     """
     ex, idx, cfg = extractor, extractor.index, extractor.settings
+    holds = cfg.ground_holds if holds is None else holds
     if not graph.trees:
         return graph
     ents = [Span(0, 0, t.entity, role="entity") for t in graph.trees]

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from raylake.graph.disjoint import DisjointSets
 from raylake.intent.model import Attribute, IntentGraph, IntentTree, Join
 
 ENTITY, ATTRIBUTE, VALUE = 0, 1, 2  # atom kinds stored in transitions
@@ -68,26 +69,15 @@ class Compressed:
 
 
 def _components(tables: list[int], unions: list[tuple[int, int]]) -> list[list[int]]:
-    parent = {t: t for t in tables}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    sets, members = DisjointSets(), set(tables)
     for a, b in unions:
-        if a in parent and b in parent:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                # the earlier table stays the root, so a cluster is named after its first table
-                if tables.index(ra) < tables.index(rb):
-                    parent[rb] = ra
-                else:
-                    parent[ra] = rb
+        if a in members and b in members:
+            ra, rb = sets.find(a), sets.find(b)
+            # the earlier table stays the root, so a cluster is named after its first table
+            sets.union(*((ra, rb) if tables.index(ra) < tables.index(rb) else (rb, ra)))
     groups: dict[int, list[int]] = {}
     for t in tables:
-        groups.setdefault(find(t), []).append(t)
+        groups.setdefault(sets.find(t), []).append(t)
     return list(groups.values())
 
 
@@ -186,23 +176,16 @@ def _union_aliases(tables: list[int], h: Subgraph, arrays) -> dict[int, int]:
     """Column -> the column of the cluster's first table it is union-aligned with (one attribute for both)."""
     if len(tables) == 1:
         return {}
-    parent: dict[int, int] = {}
-
-    def find(x):
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
+    sets = DisjointSets()
     ts = set(tables)
     for t in tables:
         for u, (_s, mapping) in arrays.union[t].items():
             if u in ts:
                 for a, b in mapping.items():
-                    ra, rb = find(a), find(b)
+                    ra, rb = sets.find(a), sets.find(b)
                     if ra != rb:
-                        lo, hi = (ra, rb) if tables.index(arrays.col_table[ra]) <= tables.index(arrays.col_table[rb]) else (rb, ra)
-                        parent[hi] = lo
-    return {c: find(c) for c in parent}
+                        sets.union(*((ra, rb) if tables.index(arrays.col_table[ra]) <= tables.index(arrays.col_table[rb]) else (rb, ra)))
+    return {c: sets.find(c) for c in sets.parent}
 
 
 def _atom_refs(comp: Compressed, arrays) -> None:

@@ -59,6 +59,14 @@ class ModelConfig:
         return asdict(self)
 
 
+def require_pyg() -> None:
+    """torch-geometric is the ``learn`` extra: without it, a one-line error that says how to get it."""
+    try:
+        import torch_geometric  # noqa: F401
+    except ImportError:
+        raise RaylakeError("the value network needs torch-geometric: pip install 'raylake[learn]'") from None
+
+
 def _mlp(i: int, h: int, o: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(i, h), nn.GELU(), nn.Linear(h, h), nn.GELU(), nn.Linear(h, o))
 
@@ -77,6 +85,7 @@ class StateEncoder(nn.Module):
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
+        require_pyg()
         from torch_geometric.nn import GATConv, HeteroConv
 
         h = cfg.hidden

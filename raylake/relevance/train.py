@@ -24,6 +24,7 @@ import numpy as np
 
 from raylake.config import RelevanceConfig
 from raylake.errors import RaylakeError
+from raylake.graph.disjoint import DisjointSets
 from raylake.questions import read_questions
 
 
@@ -45,18 +46,11 @@ def groups(examples: list[tuple[str, list[int]]]) -> list[int]:
     Questions about one database share its tables, so the groups stand in for databases
     that a questions file need not name: a head never scores a question whose tables it
     was trained on through another question."""
-    parent: dict[int, int] = {}
-
-    def find(x):
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    sets = DisjointSets()
     for _, ts in examples:
         for t in ts[1:]:
-            parent[find(t)] = find(ts[0])
-    return [find(ts[0]) for _, ts in examples]
+            sets.union(ts[0], t)
+    return [sets.find(ts[0]) for _, ts in examples]
 
 
 def halves(examples: list[tuple[str, list[int]]], seed: int) -> list[int]:

@@ -60,7 +60,7 @@ from raylake.search.support import Support, jaccard
 
 
 @dataclass
-class _Prefix:
+class Prefix:
     clusters: list[list[int]]
     steps: list[Step]
     state: IGMSState
@@ -96,13 +96,14 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _new_prefix(self) -> _Prefix:
-        return _Prefix([], [], IGMSState(self.sup.a, self.igms.sigma0_sq, capacity=2 * self.cfg.budget + 4), [], [], [], np.zeros(self.sup.a))
+    def new_prefix(self) -> Prefix:
+        """The empty plan: no tables, IGMS state over this question's atoms."""
+        return Prefix([], [], IGMSState(self.sup.a, self.igms.sigma0_sq, capacity=2 * self.cfg.budget + 4), [], [], [], np.zeros(self.sup.a))
 
-    def _copy(self, p: _Prefix) -> _Prefix:
-        return _Prefix(list(p.clusters), list(p.steps), p.state.copy(), list(p.colsets), list(p.tree_sup), list(p.links), p.covered.copy(), list(p.rows), p.score, set(p.tables))
+    def _copy(self, p: Prefix) -> Prefix:
+        return Prefix(list(p.clusters), list(p.steps), p.state.copy(), list(p.colsets), list(p.tree_sup), list(p.links), p.covered.copy(), list(p.rows), p.score, set(p.tables))
 
-    def _add_unit(self, p: _Prefix, row: np.ndarray, colset: frozenset) -> float:
+    def _add_unit(self, p: Prefix, row: np.ndarray, colset: frozenset) -> float:
         c = np.array([jaccard(colset, cs) for cs in p.colsets]) if p.colsets else None
         gain = p.state.add(row, c)
         p.colsets.append(colset)
@@ -110,7 +111,7 @@ class BeamSearch:
         np.maximum(p.covered, row, out=p.covered)
         return gain
 
-    def _path_to_all(self, p: _Prefix, start: int) -> dict[int, tuple[float, int]]:
+    def _path_to_all(self, p: Prefix, start: int) -> dict[int, tuple[float, int]]:
         """Plan-tree distance from cluster ``start``: cluster → (product of join scores, links)."""
         adj: dict[int, list[tuple[int, float]]] = {}
         for a, b, w in p.links:
@@ -126,7 +127,7 @@ class BeamSearch:
                     todo.append(y)
         return out
 
-    def _attach(self, p: _Prefix, cluster: list[int], step: Step, parent_cluster: int | None, join_score: float) -> float:
+    def _attach(self, p: Prefix, cluster: list[int], step: Step, parent_cluster: int | None, join_score: float) -> float:
         """Append one cluster (table unit, then its join unit) and its step; returns the gain."""
         row = self.sup.table_row(cluster)
         if parent_cluster is not None and self.igms.attach_discount:
@@ -164,16 +165,16 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ actions
 
-    def _reachable(self, atom: int) -> dict[int, int]:
+    def reachable(self, atom: int) -> dict[int, int]:
         """R_h(a_j): tables within h join hops of an anchor of atom j (cached per atom)."""
         if atom not in self._reach:
             self._reach[atom] = self.region.closure(self.anchors.get(atom, []), self.cfg.hops)
         return self._reach[atom]
 
-    def _unsupported(self, p: _Prefix) -> list[int]:
+    def _unsupported(self, p: Prefix) -> list[int]:
         return [j for j in self.anchors if p.covered[j] < self.cfg.supported and self.anchors[j]]
 
-    def _actions(self, p: _Prefix) -> list[tuple]:
+    def actions(self, p: Prefix) -> list[tuple]:
         """Admissible actions: (path of (anchor, new, op, link) hops, cluster per hop)."""
         budget_left = self.cfg.budget - p.n_tables
         if budget_left <= 0:
@@ -186,7 +187,7 @@ class BeamSearch:
             return []
         admissible: set[int] = set()
         for j in unsup:
-            admissible.update(self._reachable(j))
+            admissible.update(self.reachable(j))
         actions = []
         seen = set()
         for t in p.tables:
@@ -217,7 +218,7 @@ class BeamSearch:
                 actions.append(hops)
         return actions
 
-    def _screen(self, p: _Prefix, actions: list[tuple], keep: int) -> list[tuple]:
+    def _screen(self, p: Prefix, actions: list[tuple], keep: int) -> list[tuple]:
         """Keep the ``keep`` actions whose new (last) table has the best batched IGMS gain.
 
         One call of the batched kernel scores every candidate's table unit against the
@@ -239,7 +240,9 @@ class BeamSearch:
         order = np.argsort(-gains, kind="stable")[:keep]
         return [actions[i] for i in sorted(order)]
 
-    def _apply(self, p: _Prefix, action: tuple) -> tuple[_Prefix, float, int] | None:
+    def apply(self, p: Prefix, action: tuple) -> tuple[Prefix, float, int] | None:
+        """``p`` extended by ``action`` (of :meth:`actions`): (new prefix, IGMS gain, tables added),
+        or None when the action no longer fits; ``p`` itself is unchanged."""
         q = self._copy(p)
         gain, added = 0.0, 0
         for i, (anchor, new, op, link) in enumerate(action):
@@ -274,18 +277,18 @@ class BeamSearch:
     # ------------------------------------------------------------------ search
 
     def run(self) -> Plan:
-        beam = [self._new_prefix()]
-        pool: list[_Prefix] = []
+        beam = [self.new_prefix()]
+        pool: list[Prefix] = []
         for _depth in range(self.cfg.budget):
-            children: dict[frozenset, _Prefix] = {}
+            children: dict[frozenset, Prefix] = {}
             for p in beam:
                 extended = False
-                actions = self._actions(p)
+                actions = self.actions(p)
                 keep = self.cfg.screen * self.cfg.beam
                 if len(actions) > keep:
                     actions = self._screen(p, actions, keep)
                 for action in actions:
-                    res = self._apply(p, action)
+                    res = self.apply(p, action)
                     if res is None:
                         continue
                     q, gain, added = res
@@ -310,7 +313,7 @@ class BeamSearch:
         best = self._complete(best)
         return Plan(best.steps, float(best.value))
 
-    def _rerank(self, pool: list[_Prefix]) -> _Prefix | None:
+    def _rerank(self, pool: list[Prefix]) -> Prefix | None:
         """Stage 3: Minoux-style lazy queue over the shortlist, exact IGMS from scratch."""
         import heapq
 
@@ -330,7 +333,7 @@ class BeamSearch:
                 best, best_score = p, exact
         return best
 
-    def _complete(self, p: _Prefix) -> _Prefix:
+    def _complete(self, p: Prefix) -> Prefix:
         """Stage 4 (ours): the tables the extractor chose for the intent's trees that the plan
         lacks (none of their shards in it) join it, whatever their IGMS gain, when one join
         link attaches them — the strongest link first, so a table reaches the plan through the
@@ -345,7 +348,7 @@ class BeamSearch:
                 break
             link, anchor, t = max(links, key=lambda x: (x[0].score, -x[2], -x[1]))
             todo.remove(t)
-            res = self._apply(p, ((anchor, t, "join", link),))
+            res = self.apply(p, ((anchor, t, "join", link),))
             if res is None:
                 continue  # its shards would pass the budget
             p = res[0]
@@ -364,7 +367,7 @@ class BeamSearch:
         tables role ``bridge``). A table no path reaches, or whose step would pass the budget,
         is left out: a plan is one connected join tree, which fusion needs.
         """
-        p = self._new_prefix()
+        p = self.new_prefix()
         for group in (tables, extra):
             todo = [int(t) for t in dict.fromkeys(group)]
             while todo:
@@ -374,14 +377,14 @@ class BeamSearch:
                 action = self._connect_action(p, todo)
                 if action is None:  # none of the rest can be joined to the plan: fusion could not use them
                     break
-                res = self._apply(p, action)
+                res = self.apply(p, action)
                 if res is None:  # past the budget: drop this table
                     todo.remove(action[-1][1])
                     continue
                 p = res[0]
         return Plan(p.steps, float(self._exact(p)) if p.rows else 0.0)
 
-    def _connect_action(self, p: _Prefix, todo: list[int]) -> tuple:
+    def _connect_action(self, p: Prefix, todo: list[int]) -> tuple:
         if p.clusters:
             links = [(self.g.join[a][t][0], a, t) for t in todo for a in sorted(p.tables) if t in self.g.join[a]]
             if links:
@@ -395,7 +398,7 @@ class BeamSearch:
             return None
         return ((None, todo[0], "start", None),)
 
-    def _exact(self, p: _Prefix) -> float:
+    def _exact(self, p: Prefix) -> float:
         """U of a prefix recomputed from scratch from its units (Eq. 6)."""
         n = len(p.rows)
         C = np.eye(n) * (1.0 + self.igms.sigma0_sq)

@@ -58,6 +58,16 @@ def _engine(args):
     return eng
 
 
+def short_label(name: str, width: int) -> str:
+    """A column label in at most ``width`` characters: the whole name when it fits, else its
+    column part (after the ``<table path>.`` prefix fusion gives it), cut at the right with '…'
+    (--json keeps every name whole)."""
+    if len(name) <= width:
+        return name
+    col = name.rsplit(".", 1)[-1]
+    return col if len(col) <= width else col[: width - 1] + "…"
+
+
 def emit(obj: dict, file=None) -> None:
     """Print one JSON line. Text that is not valid Unicode (lone surrogates from undecodable
     bytes) is written as JSON escapes rather than failing the whole line."""
@@ -165,7 +175,7 @@ def print_answer(a: dict, file=sys.stdout) -> None:
         if prev:
             cols = list(prev[0])[:8]
             width = 18
-            w("  " + " | ".join(c[-width:].ljust(width) for c in cols) + (" | …" if len(prev[0]) > 8 else ""))
+            w("  " + " | ".join(short_label(c, width).ljust(width) for c in cols) + (" | …" if len(prev[0]) > 8 else ""))
             for row in prev:
                 w("  " + " | ".join(str(row[c])[:width].ljust(width) for c in cols))
     if "sql" in a:
@@ -178,7 +188,7 @@ def print_answer(a: dict, file=sys.stdout) -> None:
             w(f"Answer: {ans['total_rows']:,} rows")
             for warn in ans.get("warnings", []):
                 w(f"  warning: {warn}")
-            w("  " + " | ".join(c[-24:] for c in ans["columns"]))
+            w("  " + " | ".join(short_label(c, 24) for c in ans["columns"]))
             for row in ans["rows"][:20]:
                 w("  " + " | ".join(str(x) for x in row))
             if ans["total_rows"] > 20:

@@ -131,3 +131,12 @@ def test_index_of_an_older_format_is_refused(example_index, tmp_path, capsys):
     manifest.write_text(json.dumps(m))
     assert main(["ask", "q", "--index-dir", str(old)]) == 2
     assert "format" in capsys.readouterr().err
+
+
+def test_preview_labels_keep_the_column_name_not_a_cut_path():
+    from raylake.search.cli import short_label
+
+    assert short_label("sports/club.Name", 18) == "sports/club.Name"
+    assert short_label("universities/2024/professors.First_Name", 18) == "First_Name"  # not '24/professors.Firs'
+    assert short_label("t.a_very_long_column_name_indeed", 12) == "a_very_long…"
+    assert len(short_label("x" * 40, 10)) == 10

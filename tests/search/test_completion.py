@@ -40,7 +40,7 @@ def search(index, chosen: list[str], budget: int = 10, min_gain: float = SearchC
 
 def started(index, bs: BeamSearch, path: str):
     """A prefix holding ``path`` and its shards, as the beam's first action leaves it."""
-    prefix, _, _ = bs._apply(bs._new_prefix(), ((None, index.path_id[path], "start", None),))
+    prefix, _, _ = bs.apply(bs.new_prefix(), ((None, index.path_id[path], "start", None),))
     return prefix
 
 
@@ -96,8 +96,8 @@ def test_no_missing_chosen_table_no_completion(index, chosen, start):
 def test_algorithm3_completes_the_plan_the_beam_stops_short_of(index):
     chosen = [S + "club.csv", S + "player.csv", S + "points_2019.csv"]
     bs = search(index, chosen)
-    root = bs._new_prefix()
-    lam = max(bs._apply(root, action)[1] for action in bs._actions(root))  # the best first table's gain
+    root = bs.new_prefix()
+    lam = max(bs.apply(root, action)[1] for action in bs.actions(root))  # the best first table's gain
     plan = search(index, chosen, min_gain=lam).run()
     roles = {index.paths[s.new]: s.role for s in plan.steps}
     assert set(chosen) <= set(roles)  # only the first table paid λ; the others joined in Stage 4

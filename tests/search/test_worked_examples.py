@@ -69,7 +69,7 @@ def plan_value(index, intent: dict, paths: list[str]) -> float:
     connects the plan; a table with no edge to the plan enters as a table unit alone."""
     sup = Support(index, Lexicon(index), IntentGraph.from_json(intent), IGMSConfig())
     bs = BeamSearch(index.graph, sup, SearchConfig(budget=len(paths)), IGMSConfig())
-    g, p = index.graph, bs._new_prefix()
+    g, p = index.graph, bs.new_prefix()
     for path in paths:
         t = index.path_id[path]
         link, op, anchor = None, None, None

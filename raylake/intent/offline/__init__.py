@@ -117,7 +117,7 @@ It reads the question against the lake's own vocabulary (:mod:`raylake.intent.le
    entity 0.587 → 0.588, attribute 0.477 → 0.486, join 0.353 → 0.355; the next candidates:
    below). Attribute columns of the chosen tables, then of tables near them, come first, the
    header that spells the words before one whose cosine only reads like them. A header of a
-   table the tree might be instead of its chosen one counts ``ALTERNATIVE_ORDER`` (0.75) of
+   table the tree might be instead of its chosen one counts ``IntentConfig.alternative_order`` (0.75) of
    the chosen table's: a shard the chosen table unions with and, for a word every schema has,
    the tree's next candidates (at 0.5 before, as any far table). That is below the 0.8 a key
    header gets for its last word — the words are asked of the chosen table, so 'the name and
@@ -228,7 +228,7 @@ value leaves — joined by cross-tree edges; Appendix A gives the LLM prompt thi
 docs/intent.md the overview):
 
 - :mod:`.vocab` — word lists and patterns (cues, stopwords, quoted strings, numbers);
-- :mod:`.settings` — :class:`~.settings.Settings`, the tuned weights every part reads;
+- :class:`raylake.config.IntentConfig` (``RaylakeContext.intent``) — the tuned weights every part reads;
 - :mod:`.span` — :class:`~.span.Span`, a value or mention and what the lake says of it;
 - :mod:`.syntax` — verb forms, cues, roles, whose word is whose (step 3's syntax);
 - :mod:`.spans` — values and mentions read from the question (steps 1 and 2);
@@ -244,8 +244,8 @@ from __future__ import annotations
 
 from raylake.intent.offline.extractor import OfflineExtractor
 from raylake.intent.offline.joins import bridge_ok
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 from raylake.intent.offline.vocab import AGGREGATE, COMPARE, STOP
 
-__all__ = ["AGGREGATE", "COMPARE", "STOP", "OfflineExtractor", "Settings", "Span", "bridge_ok"]
+__all__ = ["AGGREGATE", "COMPARE", "STOP", "OfflineExtractor", "Span", "bridge_ok"]

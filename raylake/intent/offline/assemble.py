@@ -23,7 +23,7 @@ from raylake.intent.offline.joins import joins
 from raylake.intent.offline.joint import JointChooser
 from raylake.intent.offline.matching import Matcher
 from raylake.intent.offline.ranking import Ranker
-from raylake.intent.offline.settings import ALTERNATIVE_ORDER, GENERIC_SPEC, SEMANTIC_ORDER, Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 from raylake.intent.offline.syntax import aggregate, assign_roles, compare, ed_or_ly, owner, verb_like
 from raylake.intent.offline.vocab import NAMING, YEAR
@@ -32,7 +32,7 @@ from raylake.intent.offline.vocab import NAMING, YEAR
 class Assembler:
     """``assemble(...) -> (graph, pins)`` from a question's spans (see the module docstring)."""
 
-    def __init__(self, index, lex, settings: Settings, matcher: Matcher, ranker: Ranker, chooser: JointChooser):
+    def __init__(self, index, lex, settings: IntentConfig, matcher: Matcher, ranker: Ranker, chooser: JointChooser):
         self.index = index
         self.lex = lex
         self.settings = settings
@@ -161,7 +161,7 @@ class Assembler:
             starts = [e.start for e in ent_spans]
             owned: dict[int, list[Span]] = {}
             for m in attr_spans:
-                if self.matcher.specificity(m) < GENERIC_SPEC and m.emb is not None:
+                if self.matcher.specificity(m) < self.settings.generic_spec and m.emb is not None:
                     owned.setdefault(owner(m, starts, lower), []).append(m)
             for k, ms in owned.items():
                 e = ent_spans[k]
@@ -187,7 +187,7 @@ class Assembler:
                 # that ('opened', Opened) — spells, not resembles: the embedding reads 'located'
                 # as Location
                 continue
-            if forest.trees and matcher.specificity(m) < GENERIC_SPEC:
+            if forest.trees and matcher.specificity(m) < self.settings.generic_spec:
                 k, s = forest.nearest_tree(m), 1.0  # 'name', 'id': every table has one; the question's syntax says whose
                 t_n = self._neighbour_own(forest, m, k) if k is not None else None
                 if t_n is not None:
@@ -202,10 +202,10 @@ class Assembler:
                 if (m.columns[0][1] if m.columns else 0.0) < cfg.min_attr_score:
                     continue  # no header in the lake says this: a verb or filler, not a data need
                 k2 = forest.nearest_tree(m)
-                if k2 is None and m.columns and matcher.specificity(m) > GENERIC_SPEC:
+                if k2 is None and m.columns and matcher.specificity(m) > self.settings.generic_spec:
                     t = int(idx.col_table[m.columns[0][0]])
                     k2 = forest.implied_tree(t, m.text, "attribute without a named entity")
-                elif k2 is not None and matcher.specificity(m) > GENERIC_SPEC and not ed_or_ly(lower[m.end - 1]):
+                elif k2 is not None and matcher.specificity(m) > self.settings.generic_spec and not ed_or_ly(lower[m.end - 1]):
                     t = self._sole_holder(m)
                     if t is not None and int(graph.shard_of[t]) not in forest.taken():
                         k2 = forest.implied_tree(t, m.text, "attribute only one table holds")
@@ -237,15 +237,15 @@ class Assembler:
             # tree's table, and the span the value rule builds, were not
             cols = matcher.with_own(span, graph.shards(tables[0]))
         # a word every schema has ('name', 'id') means the tree's own column, not a near table's
-        generic = span.kind == "mention" and matcher.specificity(span) < GENERIC_SPEC
-        far = 0.5 if generic else 0.7
-        near = ALTERNATIVE_ORDER if generic else 0.85
+        generic = span.kind == "mention" and matcher.specificity(span) < self.settings.generic_spec
+        far = self.settings.far_generic if generic else self.settings.far_order
+        near = self.settings.alternative_order if generic else self.settings.near_order
 
         # header cosine saturates ('concert name' ~ Concert_ID at 1.0, as Concert_Name): in the
         # order, the header that spells the words beats one that only reads like them
         # (`python -m bench.intent_bench --limit 400`: attribute F1 0.456 → 0.460; as a tie-break only, 0.4575)
         def order(c: int, v: float) -> float:
-            return max(lexical.get(c, 0.0), SEMANTIC_ORDER * v) if lexical else v
+            return max(lexical.get(c, 0.0), self.settings.semantic_order * v) if lexical else v
 
         first = tables[0] if tables else -1
 
@@ -256,8 +256,8 @@ class Assembler:
             if forest.in_tree(k, c, True):
                 # a shard the chosen table unions with: the chosen table's own 'ArtistId'
                 # (0.8 for 'id') before the shard's exact 'id' (figures: package docstring, step 3)
-                return ALTERNATIVE_ORDER
-            return max(near if forest.in_tree(k, c) else far, min(0.85, far + self.settings.near_cols * forest.near[t]))
+                return self.settings.alternative_order
+            return max(near if forest.in_tree(k, c) else far, min(self.settings.near_order, far + self.settings.near_cols * forest.near[t]))
 
         def rank(c: int) -> int:
             # ties go to the table the tree ranks higher

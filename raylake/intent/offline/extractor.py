@@ -1,7 +1,7 @@
 """``OfflineExtractor``: the parts of the offline extractor composed, and its two passes.
 
 The extractor owns one of each part, built over the same index, lexicon and
-:class:`.settings.Settings`: the span reader (:mod:`.spans`), the matcher (:mod:`.matching`),
+:class:`~raylake.config.IntentConfig`: the span reader (:mod:`.spans`), the matcher (:mod:`.matching`),
 the table ranker (:mod:`.ranking`), the joint chooser (:mod:`.joint`) and the assembler
 (:mod:`.assemble`). Each part holds the parts it calls, so no part reaches into another's
 state. A question is read in one pass; where that pass made a tree whose table the lake alone
@@ -11,13 +11,16 @@ The grounding of an LLM's graph (:mod:`raylake.intent.ground`) reuses the same p
 """
 from __future__ import annotations
 
+import dataclasses
+
+from raylake.config import RaylakeContext
 from raylake.intent.lexicon import Lexicon
 from raylake.intent.model import IntentGraph
 from raylake.intent.offline.assemble import Assembler
 from raylake.intent.offline.joint import JointChooser
 from raylake.intent.offline.matching import Matcher
 from raylake.intent.offline.ranking import Ranker
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.spans import SpanReader
 from raylake.intent.offline.vocab import WORD
 
@@ -28,13 +31,17 @@ class OfflineExtractor:
     Args:
         index: the lake's :class:`~raylake.index.reader.LakeIndex`.
         lexicon: its :class:`~raylake.intent.lexicon.Lexicon` (built from ``index`` if omitted).
-        **settings: any field of :class:`.settings.Settings` (``top_k``, ``generic_holds``, ...).
+        **settings: any field of :class:`~raylake.config.IntentConfig` (``top_k``, ``generic_holds``, ...),
+            over the current context's ``intent``.
     """
 
     def __init__(self, index, lexicon: Lexicon | None = None, **settings):
         self.index = index
         self.lex = lexicon or Lexicon(index)
-        self.settings = Settings(**settings)
+        ctx = RaylakeContext.get_current()
+        self.settings = dataclasses.replace(ctx.intent, **settings)
+        if self.settings.min_join is None:
+            self.settings.min_join = ctx.search.min_join
         self.values = index.values  # normalised value → columns holding it (loaded here, not on the first question)
         self.reader = SpanReader(index, self.lex, self.settings)
         self.matcher = Matcher(index, self.lex, self.settings)

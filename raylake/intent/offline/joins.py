@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from raylake.intent.model import Attribute, Join
 from raylake.intent.offline.forest import Forest, attribute_on
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 
 
-def joins(forest: Forest, settings: Settings) -> list[Join]:
+def joins(forest: Forest, settings: IntentConfig) -> list[Join]:
     """Cross-tree joins: a spanning tree of the named entities over cheapest lake join paths;
     a table on such a path that no tree names becomes a bridge tree (Appendix A, rule 3)."""
     idx, graph = forest.index, forest.index.graph

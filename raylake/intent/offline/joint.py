@@ -17,14 +17,14 @@ import numpy as np
 
 from raylake.intent.offline.matching import Matcher
 from raylake.intent.offline.ranking import Ranker
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 
 
 class JointChooser:
     """``choose(ranked, context, pins) -> (chosen, runners_up)`` (see :meth:`choose`)."""
 
-    def __init__(self, index, settings: Settings, matcher: Matcher, ranker: Ranker):
+    def __init__(self, index, settings: IntentConfig, matcher: Matcher, ranker: Ranker):
         self.index = index
         self.settings = settings
         self.matcher = matcher

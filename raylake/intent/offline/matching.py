@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from raylake.intent.lexicon import tokens, top
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 from raylake.intent.offline.vocab import COUNT_WORDS
 from raylake.reward.psi import rescale
@@ -22,7 +22,7 @@ from raylake.reward.psi import rescale
 class Matcher:
     """The lake's reading of a span: ``match`` fills it; the other methods read it."""
 
-    def __init__(self, index, lex, settings: Settings):
+    def __init__(self, index, lex, settings: IntentConfig):
         self.index = index
         self.lex = lex
         self.settings = settings

@@ -24,14 +24,14 @@ from scipy.sparse.csgraph import dijkstra
 from raylake.intent.lexicon import tokens
 from raylake.intent.offline.matching import Matcher
 from raylake.reward.psi import rescale
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 
 
 class Ranker:
     """Candidate tables of an entity mention and their ranking (see the module docstring)."""
 
-    def __init__(self, index, lex, settings: Settings, matcher: Matcher):
+    def __init__(self, index, lex, settings: IntentConfig, matcher: Matcher):
         self.index = index
         self.lex = lex
         self.settings = settings

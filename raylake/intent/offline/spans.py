@@ -12,7 +12,7 @@ span to the lake's columns and tables is :mod:`.matching`'s.
 from __future__ import annotations
 
 from raylake.intent.lexicon import lemma, tokens
-from raylake.intent.offline.settings import Settings
+from raylake.config import IntentConfig
 from raylake.intent.offline.span import Span
 from raylake.intent.offline.syntax import compare, ed_or_ly, past_or_adverb, verbal
 from raylake.intent.offline.vocab import (
@@ -35,7 +35,7 @@ from raylake.intent.offline.vocab import (
 class SpanReader:
     """``values(...)`` and ``mentions(...)`` of a question, as :class:`.span.Span` lists."""
 
-    def __init__(self, index, lex, settings: Settings):
+    def __init__(self, index, lex, settings: IntentConfig):
         self.index = index
         self.lex = lex
         self.settings = settings
