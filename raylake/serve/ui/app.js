@@ -3,7 +3,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const NODE_W = 200, NODE_H = 46, COL_W = 290, ROW_H = 78, PAD = 20;
+const NODE_W = 170, NODE_H = 46, COL_W = 310, ROW_H = 84, PAD = 20;
 const $ = (id) => document.getElementById(id);
 let lastAnswer = null;
 
@@ -214,26 +214,29 @@ function renderPlan(ans) {
   for (const s of ans.plan || []) {
     if (!s.anchor || !L.pos[s.anchor] || !L.pos[s.new]) continue;
     const a = L.pos[s.anchor], b = L.pos[s.new];
-    let d, lx, ly;
-    if (Math.abs(a.x - b.x) < 1) { // same column (a union shard): an arc on the right
-      const x = a.x + NODE_W, y1 = a.y + NODE_H / 2, y2 = b.y + NODE_H / 2, bend = 40;
-      d = `M${x},${y1} C${x + bend},${y1} ${x + bend},${y2} ${x},${y2}`;
-      lx = x + bend - 6; ly = (y1 + y2) / 2;
-    } else {
-      const [l, r] = a.x < b.x ? [a, b] : [b, a];
-      const x1 = l.x + NODE_W, y1 = l.y + NODE_H / 2, x2 = r.x, y2 = r.y + NODE_H / 2, mx = (x1 + x2) / 2;
-      d = `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`;
-      lx = mx; ly = (y1 + y2) / 2 - 6;
-    }
     const e = svg("g", { class: `edge ${s.op}`, "data-from": s.anchor, "data-to": s.new, "data-op": s.op });
     const title = svg("title");
     title.textContent = `${s.op} ${s.anchor} → ${s.new}: ${edgeLabel(s)}`;
-    e.append(title, svg("path", { d }));
-    const label = short(edgeLabel(s), 40);
-    for (const cls of ["bg", "fg"]) {
-      const t = svg("text", { x: lx, y: ly, "text-anchor": s.op === "union" ? "start" : "middle", class: cls });
-      t.textContent = label;
-      e.append(t);
+    e.append(title);
+    const lines = [];
+    if (Math.abs(a.x - b.x) < 1) { // a union shard, right under its table: a short line, the mapping beside it
+      const x = a.x + 14, [top, bot] = a.y < b.y ? [a, b] : [b, a];
+      e.append(svg("path", { d: `M${x},${top.y + NODE_H} L${x},${bot.y}` }));
+      lines.push([x + 6, top.y + NODE_H + 14, "start", short(edgeLabel(s), 30)]);
+    } else { // a join, across the gap between columns: keys above the curve, score below
+      const [l, r] = a.x < b.x ? [a, b] : [b, a];
+      const x1 = l.x + NODE_W, y1 = l.y + NODE_H / 2, x2 = r.x, y2 = r.y + NODE_H / 2, mx = (x1 + x2) / 2;
+      e.append(svg("path", { d: `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}` }));
+      const k = s.keys || {};
+      lines.push([mx, (y1 + y2) / 2 - 6, "middle", short(`${k.anchor_column} = ${k.new_column}`, 24)]);
+      lines.push([mx, (y1 + y2) / 2 + 14, "middle", `join ${fmt(s.edge_score)}`]);
+    }
+    for (const [x, y, anchor, text] of lines) {
+      for (const cls of ["bg", "fg"]) {
+        const t = svg("text", { x, y, "text-anchor": anchor, class: cls });
+        t.textContent = text;
+        e.append(t);
+      }
     }
     g.append(e);
   }
@@ -246,7 +249,7 @@ function renderPlan(ans) {
     title.textContent = `${t.table} (${t.role})`;
     n.append(title, svg("rect", { width: NODE_W, height: NODE_H, rx: 6, class: roleClass(t.role) }));
     const name = svg("text", { x: 8, y: 18 });
-    name.textContent = short(t.table, 30);
+    name.textContent = short(t.table, 26);
     const sub = svg("text", { x: 8, y: 36, class: "sub" });
     sub.textContent = `${t.role} · ${fmt(t.rows)} rows`;
     n.append(name, sub);
