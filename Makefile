@@ -6,11 +6,12 @@ STAMP  := $(VENV)/.raylake-installed
 SPIDER := ../shared/data/spider_lake
 LAKE   ?= $(if $(wildcard $(SPIDER)/lake),$(SPIDER)/lake,examples/lake)
 INDEX  ?= .raylake
+PORT   ?= 8000
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: demo test setup bench clean
+.PHONY: demo test setup browser bench clean
 
 # (Re)create the virtual environment when it is missing or pyproject.toml changed.
 # CPU torch first: an unpinned torch pulls a multi-GB CUDA build.
@@ -21,7 +22,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e ".[test]"
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) browser
+
+# The web page's browser tests drive Debian's chromium; as root, install it when missing
+# (~50 s); otherwise those tests skip with the reason.
+browser:
+	@command -v chromium >/dev/null || { test "$$(id -u)" = 0 && \
+	  { apt-get install -y -q chromium chromium-driver || { apt-get update -q && apt-get install -y -q chromium chromium-driver; }; } \
+	  || echo "no chromium (not root, or apt failed): the browser tests will skip"; }
 
 QUESTION ?= What is the average points of players from the club with name 'AIB'?
 
@@ -31,8 +39,9 @@ QUESTION ?= What is the average points of players from the club with name 'AIB'?
 demo: $(STAMP)
 	$(VENV)/bin/raylake index $(LAKE) --index-dir $(INDEX) || test $$? -eq 3
 	$(VENV)/bin/raylake ask "$(QUESTION)" --index-dir $(INDEX) --out demo_answer.parquet
+	@echo "Web page: run '$(VENV)/bin/raylake serve --index-dir $(INDEX)', then open http://127.0.0.1:$(PORT)/"
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest -q
 
 clean:

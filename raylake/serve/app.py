@@ -6,6 +6,9 @@ Routes (OpenAPI at ``/openapi.json``, browsable at ``/docs``):
   table's summary and first rows, with ``format: parquet`` the fused table as a file;
 - ``POST /intent`` — the intent graph (Appendix A JSON) of a question;
 - ``GET /tables/{path}`` — what the index knows about one table (profile and edges);
+- ``GET /examples`` — a few questions drawn from the lake (what the web page offers);
+- ``GET /`` and ``GET /ui/{file}`` — the web page (:mod:`.ui`), static, without the token: the
+  API calls it makes carry it;
 - ``GET /health`` — 200 with the build served, 503 while the replica has no index;
 - ``GET /metrics`` — Prometheus text (see :mod:`.metrics`).
 
@@ -59,7 +62,7 @@ logger = logging.getLogger(__name__)
 
 DESCRIPTION = """Find, join and union the tables of a data lake that answer a question.
 
-Every route but `/health` and the docs needs `Authorization: Bearer <token>` when the service
+Every route but `/health`, the docs and the web page (`/`) needs `Authorization: Bearer <token>` when the service
 was started with a token; `/health` without it says only `ok` or `no_index`. Errors are
 `{"error": {"code": <status>, "message": "<reason>"}}`: 400 not JSON or nested too deep,
 401 bad token, 404 unknown table or no index, 408 body not sent in time, 413 body too large,
@@ -129,6 +132,7 @@ class SearchService:
         self.failed_build: str | None = None
         self.loaded_at: float | None = None
         self.load_error: str | None = None
+        self.example_cache: tuple[str | None, list[str]] = (None, [])
         self._prepare_batch.set_max_batch_size(self.cfg.max_batch_size)
         self._prepare_batch.set_batch_wait_timeout_s(self.cfg.batch_wait_s)
         await self._maybe_reload()
@@ -322,6 +326,42 @@ class SearchService:
             return json_response(prof)
 
         return await self._handle("tables", request, work)
+
+    @api.get("/examples", responses=_ERRORS, summary="Example questions drawn from the lake")
+    async def examples(self, request: Request) -> Response:
+        """A few questions built from the lake's foreign keys and sample values, and the limits of ``/ask``."""
+
+        async def work(request):
+            from raylake.serve.ui import example_questions
+
+            engine = self._engine()
+            if self.example_cache[0] != self.build:  # the edges of a large lake are worth reading once per build
+                self.example_cache = (self.build, await asyncio.to_thread(example_questions, engine.index))
+            return json_response({"examples": self.example_cache[1], "tables": engine.index.n_tables,
+                                  "max_budget": self.cfg.max_budget, "max_preview_rows": self.cfg.max_preview_rows})
+
+        return await self._handle("examples", request, work)
+
+    @api.get("/", include_in_schema=False)
+    async def page(self) -> Response:
+        # Whether to ask for the token at once, rather than after a refused call (a console error in the browser).
+        return self._asset("index.html", {"{{token}}": "required" if self.cfg.token else "none"})
+
+    @api.get("/ui/{name}", include_in_schema=False)
+    async def ui_file(self, name: str) -> Response:
+        return self._asset(name)
+
+    def _asset(self, name: str, fill: dict | None = None) -> Response:
+        from raylake.serve.ui import CSP, asset
+
+        got = asset(name)
+        if got is None:
+            return json_response(error_body(404, f"no file {name!r} in the web page"), 404)
+        body = got[0]
+        for k, v in (fill or {}).items():
+            body = body.replace(k.encode(), v.encode())
+        return Response(body, media_type=got[1], headers={"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+                                                            "Cache-Control": "no-cache"})
 
     @api.get("/health", summary="Liveness and the index build served")
     async def health(self, request: Request) -> Response:

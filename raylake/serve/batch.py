@@ -141,10 +141,10 @@ def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
     kwargs = {}
     path = None
     try:
-        if req.fuse or req.format == "parquet" or req.preview:
+        if req.fuse or req.format == "parquet" or req.preview or req.answer:
             if not supports_fusion():
-                return Outcome(501, error_body(501, "this raylake has no fusion yet; ask without fuse/preview/format"))
-            kwargs = {"fuse": True, "preview": req.preview}
+                return Outcome(501, error_body(501, "this raylake has no fusion yet; ask without fuse/preview/format/answer"))
+            kwargs = {"fuse": True, "preview": req.preview, "answer": req.answer}
             if req.format == "parquet":
                 fd, path = tempfile.mkstemp(suffix=".parquet", prefix="raylake-serve-")
                 os.close(fd)

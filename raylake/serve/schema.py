@@ -37,6 +37,7 @@ class AskRequest(BaseModel):
     beam: int | None = Field(None, ge=1, description="B: beam width (default from the search config)")
     fuse: bool = Field(False, description="execute the plan and add the fused table's summary under 'fused'")
     preview: int = Field(0, ge=0, description="with fuse: keep this many fused rows under fused.preview")
+    answer: bool = Field(False, description="also write and run the answer query over the fused table: 'sql' and 'answer' (its rows)")
     format: Literal["json", "parquet"] = Field(
         "json", description="'parquet' answers with the fused table as a Parquet file instead of the JSON answer"
     )
