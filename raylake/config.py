@@ -92,19 +92,19 @@ class IntentConfig:
     min_attr_score: float = 0.55  # an attribute mention needs a header at least this similar
     max_bridge_hops: int = 1  # unnamed tables allowed between two named entities
     min_join: float | None = None  # weakest lake join link a join may use (None: search.min_join, one threshold for both)
-    coherence: float = 0.5  # λ: weight of the chosen tables' join-path cost (their MST) in the joint choice
+    coherence: float = 0.5  # ξ: weight of the chosen tables' join-path cost (their MST) in the joint choice
     joint_context: float = 0.1  # μ: credit per attribute/value mention the chosen tables explain
     joint_width: int = 6  # candidate tables per entity in the joint choice
     max_joint: int = 3000  # most table sets tried (the width shrinks with many entities)
     max_cost: float = 1.5  # path cost of two tables the lake does not connect within 2 links
-    near_context: float = 0.15  # μ of the neighbourhood context in an entity's table ranking
+    near_context: float = 0.15  # ζ: weight of the neighbourhood context in an entity's table ranking
     max_context: float = 0.45  # cap of that context bonus (a table's own name counts most)
     near_scale: float = 0.15  # τ: closeness = exp(−cost/τ); gold table pairs cost ~0.15, random ones ~0.5
     near_cols: float = 0.4  # weight of closeness to the chosen tables when ranking an attribute's columns
     near_cache: int = 4096  # closeness rows kept (LRU): one float32 per lake table each
     held_floor: float = 0.7  # own score of a table that holds a precise attribute/value but is not named
     distinct: float = 0.2  # cost of resolving two entity mentions to one table (a question names two things)
-    question_prior: float = 0.4  # ρ: weight of the whole question's cosine with a table's text
+    question_prior: float = 0.4  # φ: weight of the whole question's cosine with a table's text
     min_bridge: float = 0.84  # weakest link into or out of a bridge table (see joins.bridge_ok)
     joint_near: int = 3  # candidates per entity beyond joint_width: ranked lower, but close to another entity's top 2 tables
     joint_near_min: float = 0.15  # closeness such a table needs (exp(−cost/τ): one link of score ≈ 0.75)
@@ -116,7 +116,7 @@ class IntentConfig:
     runners_up: int = 2  # a tree's tables after the chosen one taken from the joint choice's max-marginals
     neighbour_prior: float = 0.8  # ν: weight of the question's cosine with a table's join neighbours' texts (closeness-weighted mean)
     neighbour_top: int = 32  # candidates per entity that get that term (best on the others; bounds Dijkstras)
-    generic_holds: float = 0.1  # κ: of the tables an entity word names, the one holding its generic words ('name') (see Ranker.holds)
+    generic_holds: float = 0.1  # η: of the tables an entity word names, the one holding its generic words ('name') (see Ranker.holds)
     holds_top: int = 30  # an entity's (or a grounded tree's) best-ranked tables read for that
     generic_spec: float = 0.3  # a mention this specific or less is a word every schema has ('name', 'id'): see Matcher.specificity
     semantic_order: float = 0.9  # weight of a header's cosine, against its lexical match, in the order of an attribute's columns
@@ -124,7 +124,7 @@ class IntentConfig:
     near_order: float = 0.85  # weight of a header of a table in the tree but not its chosen one, for a specific word (a generic word: alternative_order)
     far_order: float = 0.7  # weight of a header outside the tree for a specific word, raised by closeness up to near_order
     far_generic: float = 0.5  # the same for a generic word: its own tree's column comes first
-    ground_holds: float = 0.6  # weight, in grounding a tree (intent.ground), of how well a table holds the tree's own attributes
+    ground_holds: float = 0.6  # η of grounding (intent.ground): weight of how well a table holds the tree's own attributes
 
 
 @dataclass

@@ -9,7 +9,7 @@ extractor's own machinery (:mod:`.offline`), so both extractors are read the sam
 - each tree's entity is ranked against the lake's tables on its own words (naming, header
   and table-text matches, :meth:`~raylake.intent.offline.ranking.Ranker.base_tables`), with the graph's
   attributes and values as context and the question's cosine with each table
-  (:meth:`~raylake.intent.offline.ranking.Ranker.rank_tables`), plus κ · how well each table holds the tree's own
+  (:meth:`~raylake.intent.offline.ranking.Ranker.rank_tables`), plus η · how well each table holds the tree's own
   attributes (:meth:`~raylake.intent.offline.ranking.Ranker.holds`; below), and the trees' tables are chosen *jointly*
   (:meth:`~raylake.intent.offline.joint.JointChooser.choose`: the cheapest join tree between them, no table taken
   twice) — the LLM's structure, the lake's coherence;
@@ -29,16 +29,16 @@ extractor's are implied keys, and the intent benchmark scores neither as an attr
 **The tree's own attributes.** The graph says whose each attribute is ('department' has a
 creation year, 'head' a born state), which tells apart the lake's many same-named tables: of
 its 'department's, the one with a ``Creation`` column. A tree's 30 best-ranked tables get
-κ · holds(t) over its attributes with values, those not only joined on, and join keys named
+η · holds(t) over its attributes with values, those not only joined on, and join keys named
 after something ('club_id'; a bare 'id' is in every table). Spider, the gold SQL's own
 structure and words grounded (``python -m bench.intent_bench --extractor gold-words``), all
 1,701 questions: entity / attribute / join F1 0.712 / 0.654 / 0.516 without it, 0.752 /
-0.731 / 0.554 at κ = 0.6, 0.757 / 0.735 / 0.560 at κ = 1.0; 400 questions (``--limit 400``)
-0.712 / 0.669 at κ = 0, 0.746 / 0.726 at 0.3, 0.759 / 0.739 at 0.6, 0.763 / 0.740 at 1.0,
-0.765 / 0.747 at 1.5. κ = 0.6: an LLM paraphrases the headers the gold SQL spells, and a
+0.731 / 0.554 at η = 0.6, 0.757 / 0.735 / 0.560 at η = 1.0; 400 questions (``--limit 400``)
+0.712 / 0.669 at η = 0, 0.746 / 0.726 at 0.3, 0.759 / 0.739 at 0.6, 0.763 / 0.740 at 1.0,
+0.765 / 0.747 at 1.5. η = 0.6: an LLM paraphrases the headers the gold SQL spells, and a
 larger weight trusts a cosine of paraphrased words over the entity's own name more. Each
 attribute weighted by its specificity, as the offline context term weighs words, scored
-lower (400 questions 0.745 / 0.707 at κ = 0.6): even 'name' tells a table that has one from
+lower (400 questions 0.745 / 0.707 at η = 0.6): even 'name' tells a table that has one from
 one that has not; the bare 'id' keys counted as well, 0.720 / 0.704.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
         question: the question the graph answers (its cosine with each table's text is one
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
-        holds: weight κ of how well a table holds the tree's own attributes in its ranking
+        holds: weight η of how well a table holds the tree's own attributes in its ranking
             (the tree's ``extractor.settings.holds_top`` best-ranked tables are read for them);
             None: ``extractor.settings.ground_holds``.
     """

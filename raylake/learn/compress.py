@@ -82,7 +82,7 @@ def _components(tables: list[int], unions: list[tuple[int, int]]) -> list[list[i
 
 
 def compress(h: Subgraph, arrays) -> Compressed:
-    """Algorithm 2 on ``h`` (tables and columns are ids of ``arrays``, a :class:`~raylake.learn.lake.LakeArrays`)."""
+    """Algorithm 2 on ``h`` (tables and columns are ids of ``arrays``, a :class:`~raylake.learn.lake_arrays.LakeArrays`)."""
     # Step 1: union-cluster merge
     clusters = _components(h.tables, h.unions)
     cluster_of = {t: m for m, ts in enumerate(clusters) for t in ts}

@@ -15,7 +15,7 @@ A batch is collated straight into flat numpy arrays (no per-sample Data objects)
 256-state batch costs milliseconds on a CPU.
 
 The same code featurises training transitions (atoms are lake objects: embeddings looked
-up in :class:`~raylake.learn.lake.LakeArrays`) and search prefixes (atoms are the question's
+up in :class:`~raylake.learn.lake_arrays.LakeArrays`) and search prefixes (atoms are the question's
 texts, embedded once per question).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from raylake.learn.compress import ATTRIBUTE, ENTITY, VALUE
-from raylake.learn.lake import DTYPES
+from raylake.learn.lake_arrays import DTYPES
 
 EDGE_TYPES = [
     ("atom", "rel", "atom"),

@@ -25,7 +25,7 @@ from torch import nn
 
 from raylake.errors import RaylakeError
 from raylake.learn.features import EDGE_TYPES
-from raylake.learn.lake import DTYPES
+from raylake.learn.lake_arrays import DTYPES
 
 
 def load_tensors(path: str):

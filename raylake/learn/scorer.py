@@ -58,7 +58,7 @@ class QScorer:
         key = index.build
         if key not in self._feat:
             from raylake.learn.features import Featurizer
-            from raylake.learn.lake import LakeArrays
+            from raylake.learn.lake_arrays import LakeArrays
 
             self._feat = {key: Featurizer(LakeArrays.from_index(index, pseudo_atoms=False))}
         return self._feat[key]

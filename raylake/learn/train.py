@@ -81,7 +81,7 @@ def _train_loop(config: dict) -> None:
 
     from raylake.learn.features import Featurizer
     from raylake.learn.iql import IQL, IQLConfig
-    from raylake.learn.lake import LakeArrays
+    from raylake.learn.lake_arrays import LakeArrays
     from raylake.learn.model import ModelConfig, QVNet
 
     torch.set_num_threads(config["threads"])  # oversubscribed intra-op threads slow small graphs 10-100x

@@ -13,7 +13,7 @@ Per METIS part of the lake graph G_D:
   tables are always kept, ⌈β·|payload|⌉ payload columns are drawn uniformly, and each kept
   text column carries its value literal.
 - **Stage 3** — G_I = C(H⁺) (:mod:`raylake.learn.compress`, Algorithm 2) and the terminal
-  reward r_T = U_IGMS(G_I, H⁺) (:mod:`raylake.learn.reward`).
+  reward r_T = U_IGMS(G_I, H⁺) (:mod:`raylake.learn.pseudo_reward`).
 - **Stage 4** — unrolling into transitions (s_t, a_t, r_t, s_{t+1}) with r_t = r_T only at
   the last step (Eq. 7). Our addition: step 0 is the ``start`` action that places the seed,
   so the value network also learns to score first tables.
@@ -39,8 +39,8 @@ import numpy as np
 from raylake.config import IGMSConfig, RaylakeContext
 from raylake.errors import RaylakeError
 from raylake.learn.compress import Subgraph, compress
-from raylake.learn.lake import LakeArrays
-from raylake.learn.reward import RewardBatch, pseudo_reward
+from raylake.learn.lake_arrays import LakeArrays
+from raylake.learn.pseudo_reward import RewardBatch, pseudo_reward
 from raylake.runtime import start_ray
 
 SAMPLERS = ("centrality", "uniform", "anchor_only")

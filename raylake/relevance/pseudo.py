@@ -21,7 +21,7 @@ questions about:
    joins between trees are abstracted over them.
 5. **Verbalise** — G_I read out by one of several templates (lookup, filter, count,
    aggregate, join); entity words are file-name words when the name means something,
-   else the word :class:`~raylake.learn.lake.LakeArrays` derives from the table's own key.
+   else the word :class:`~raylake.learn.lake_arrays.LakeArrays` derives from the table's own key.
    The question's tables are those witnessing G_I — reference trees and the bridges on
    their join paths (a key-only table left dangling by the walk is needed by nothing) —
    each with its whole union shard cluster (``LakeGraph.shards``; Sec. 3.1 resolves
@@ -39,7 +39,7 @@ from raylake.errors import RaylakeError
 from raylake.index.profile import KEY_WORDS
 from raylake.intent.lexicon import lemma
 from raylake.learn.compress import compress
-from raylake.learn.lake import DTYPES, LakeArrays
+from raylake.learn.lake_arrays import DTYPES, LakeArrays
 from raylake.learn.trajectories import expand_centrality, sample_columns
 from raylake.relevance.text import name_words, split_words
 

@@ -1,8 +1,8 @@
 """ψ(u, x): the support of a lake object x for an intent atom u (GRAFT Sec. 3.2, the entries of M).
 
 The one definition that search (:class:`raylake.search.support.Support`), the self-generated
-trajectories' reward (:mod:`raylake.learn.reward`, numpy and numba) and the specificity
-prior (:meth:`raylake.learn.lake.LakeArrays.compute_specificity`) all use:
+trajectories' reward (:mod:`raylake.learn.pseudo_reward`, numpy and numba) and the specificity
+prior (:meth:`raylake.learn.lake_arrays.LakeArrays.compute_specificity`) all use:
 
     ψ(u, x) = 1[s(u, x) > 0] · σ(β · (s(u, x) − s₀))
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from raylake.learn.lake import LakeArrays
+from raylake.learn.lake_arrays import LakeArrays
 
 # Fig. 4: clubs, players and their points in two union shards with differently spelled headers.
 FIG4_TABLES = {

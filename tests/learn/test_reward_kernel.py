@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from raylake.learn.reward import RewardBatch, pseudo_reward, pseudo_reward_reference, pseudo_units_reference
+from raylake.learn.pseudo_reward import RewardBatch, pseudo_reward, pseudo_reward_reference, pseudo_units_reference
 from raylake.learn.trajectories import TrajectoryConfig, sample_trajectory
 from raylake.reward import igms_value
 

@@ -49,7 +49,7 @@ def test_transitions_unroll_with_sparse_terminal_reward(fig4, sampler):
 
 
 def test_logdet_identity_matches_igms_value():
-    from raylake.learn.reward import logdet_igms
+    from raylake.learn.pseudo_reward import logdet_igms
     from raylake.reward import igms_value
 
     rng = np.random.default_rng(0)
@@ -64,7 +64,7 @@ def test_logdet_identity_matches_igms_value():
 def test_reward_prefers_the_subgraph_the_intent_came_from(fig4):
     """IGMS(C(H⁺), H⁺) beats IGMS(C(H⁺), H') for an H' that shares no cluster with H⁺."""
     from raylake.learn.compress import compress
-    from raylake.learn.reward import pseudo_reward
+    from raylake.learn.pseudo_reward import pseudo_reward
 
     t = {p: i for i, p in enumerate(fig4.paths)}
     rng = np.random.default_rng(1)

@@ -195,16 +195,16 @@ It reads the question against the lake's own vocabulary (:mod:`raylake.intent.le
    joint choice: 'the names of all stores in Khanewal District' means the store table with a
    ``Store_Name``, not the store_district table that only keys on stores (which had left
    'names' a tree of its own). All 1,701: entity 0.6288 → 0.6353,
-   attribute 0.5524 → 0.5548, join 0.4054 → 0.4180, value 0.8718 → 0.8718 (κ 0.15 / 0.2 /
+   attribute 0.5524 → 0.5548, join 0.4054 → 0.4180, value 0.8718 → 0.8718 (η 0.15 / 0.2 /
    0.3: 0.635 / 0.634 / 0.632 entity, 0.554 / 0.554 / 0.551 attribute); 400 q entity 0.635 →
    0.637, join 0.396 → 0.410; ``--k 1`` entity 0.538 → 0.541, attribute 0.449 → 0.453. End
    to end (``python -m bench.retrieval ... --budgets 10 --methods raylake``, all 1,701)
    recall 0.614 → 0.620, precision 0.486 → 0.489, F1 0.504 → 0.509, Sufficiency 0.427 →
    0.433. Variants: 'generic' up to specificity 0.45 / 0.6, entity 0.635 / 0.636, join 0.418
-   / 0.420; every attribute word so read, specific ones too, at κ 0.3: entity 0.637,
+   / 0.420; every attribute word so read, specific ones too, at η 0.3: entity 0.637,
    attribute 0.547 (the specific words alone: 0.629 / 0.547 — their columns already draw
    their tables in as context); every word, over any candidate and not only the named ones
-   (400 q, κ 0.3 / 0.8): entity 0.630 / 0.618, with spelled headers only 0.636 / 0.626 at
+   (400 q, η 0.3 / 0.8): entity 0.630 / 0.618, with spelled headers only 0.636 / 0.626 at
    0.15 / 0.4; every word credited to the chosen set as a whole, with no owner (400 q): 0.633
    / 0.634 / 0.632 at 0.15 / 0.3 / 0.6.
 

@@ -138,7 +138,7 @@ class Assembler:
 
     def _rank(self, question, lower, ent_spans, attr_spans, context, pins) -> list[list[tuple[int, float]]]:
         """Each entity's tables, best first (:meth:`.ranking.Ranker.rank_tables`), beside the
-        pinned tables, with κ · holds for the generic words it owns."""
+        pinned tables, with η · holds for the generic words it owns."""
         graph, cfg, ranker = self.index.graph, self.settings, self.ranker
         held = ranker.context_tables(context)
         bases = [ranker.base_tables(e, held) for e in ent_spans]

@@ -1,7 +1,7 @@
 """Choosing one table per entity jointly: the best-scored set that also hangs together in the lake.
 
 Step 3 of the package docstring (:mod:`raylake.intent.offline`). Each entity's ranked tables
-(:mod:`.ranking`) are scored together: their own scores, minus λ times the cost of the
+(:mod:`.ranking`) are scored together: their own scores, minus ξ times the cost of the
 cheapest join tree between them (GRAFT, Sec. 3.1: the trees of an intent graph are joined,
 possibly through bridge tables nobody names), plus μ for each attribute or value one of them
 explains, minus δ for each table taken twice. Tables of one database join through strong key
@@ -34,7 +34,7 @@ class JointChooser:
                pins=()) -> tuple[dict[int, int], dict[int, list[int]]]:
         """One table per entity, chosen jointly: the set maximising
 
-            Σ_k score_k(t_k) − λ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k) − δ · (n − #clusters)
+            Σ_k score_k(t_k) − ξ · MST_cost(t_1 … t_n) + μ · Σ_s w_s · max_k best_s(t_k) − δ · (n − #clusters)
 
         over the top ``joint_width`` candidates of each entity and up to ``joint_near`` more that
         join closely to another entity's two best (Spider, 1,701 questions: entity F1 0.558 →

@@ -70,7 +70,7 @@ class Ranker:
             holds(t) = 1/|A| · Σ_{a ∈ A} max_{c ∈ cols(t)} max(cos(a, c), lex(a, c))
 
         Of several tables named alike, the one that has what is asked of the entity is meant.
-        Two rankings add κ · holds(t): the offline extractor's, for the generic words the
+        Two rankings add η · holds(t): the offline extractor's, for the generic words the
         question's syntax gives an entity, among the tables its word names
         (``generic_holds``, package docstring step 3); and the grounding of an LLM's graph,
         whose trees list their own attributes (:func:`raylake.intent.ground.ground`).
@@ -189,10 +189,10 @@ class Ranker:
     def rank_tables(self, e: Span, cand: dict[int, float], context: list[Span],
                     others: list[dict[int, float]] = (), qcos: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Candidate tables ``cand`` of an entity mention, best first: its own score (:meth:`base_tables`)
-        plus μ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
+        plus ζ · Σ_s w_s · max_u b_s(u) · closeness(t, u) (at most ``max_context``) over the
         question's other mentions s — attributes and values (b_s: their best column per table,
         w_s: specificity) and the other entities (b_s: their own table scores, w_s = 1) —
-        plus ρ · cos(question, text of t), rescaled (``question_prior``, :meth:`question_tables`),
+        plus φ · cos(question, text of t), rescaled (``question_prior``, :meth:`question_tables`),
         plus ν · the same cosine averaged over t's join neighbourhood, weighted by closeness
         (``neighbour_prior``, :meth:`neighbourhood_cos`): the question reads like the
         database around the meant table, not only like the table. That term needs a Dijkstra

@@ -36,4 +36,4 @@ class Span:
     parts: dict = field(default_factory=dict)  # table -> (own, context, question, neighbourhood) score terms (entities)
     verbal: bool = False  # one word read as a verb or adverb: no abbreviation names a table by it
     qualifies: bool = False  # a lower-case value before the word naming the tables that hold it ('photo products')
-    held_attrs: dict | None = None  # table -> κ · holds term of its ranking (entities), see Ranker.holds
+    held_attrs: dict | None = None  # table -> η · holds term of its ranking (entities), see Ranker.holds

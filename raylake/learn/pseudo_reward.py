@@ -27,7 +27,7 @@ import numpy as np
 
 from raylake.config import IGMSConfig
 from raylake.learn.compress import ATTRIBUTE, ENTITY, Compressed
-from raylake.learn.lake import LakeArrays, norm_value
+from raylake.learn.lake_arrays import LakeArrays, norm_value
 from raylake.reward import psi as psi_
 from raylake.reward.psi import W_SAMPLE, W_TABLE, W_VALUE, psi_scalar, rescale_scalar
 
