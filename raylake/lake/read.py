@@ -117,7 +117,20 @@ def _sniff(text: str, path: str) -> tuple[str, str]:
     first = head.splitlines()[0] if head else ""
     if first.count(default) > first.count(delim):  # Sniffer is fooled by commas inside values
         delim = default
+    elif delim != default and _fields(head, delim, quote) < 2 <= _fields(head, default, quote):
+        # Sniffer is fooled by a delimiter inside a quoted field too ('"h"";",h' read as one
+        # column 'h";,h'): the default splits every line into the same number of fields, it not
+        delim = default
     return delim, quote
+
+
+def _fields(head: str, delim: str, quote: str) -> int:
+    """Fields per line when every line of ``head`` has the same number, else 0."""
+    try:
+        counts = {len(r) for r in csv.reader(io.StringIO(head, newline=""), delimiter=delim, quotechar=quote) if r}
+    except csv.Error:
+        return 0
+    return counts.pop() if len(counts) == 1 else 0
 
 
 def _read_csv(path: str, data: bytes, max_field_bytes: int) -> pa.Table:

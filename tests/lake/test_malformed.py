@@ -3,7 +3,7 @@
 The test writes some 80 kinds of hostile, broken and merely unusual lake files (issue #36:
 encodings, dialects, broken quoting, binary bytes, Parquet oddities, symbolic links out of
 the lake and in loops, a FIFO, a folder named ``x.csv``, ...) next to good files, plus a
-seeded batch of random CSVs with awkward headers and values (hypothesis is not installed),
+seeded batch of random CSVs with awkward headers and values (test_properties.py draws more with hypothesis),
 and runs ``raylake index`` once in a subprocess with a timeout. It asserts:
 
 - the run ends in time (a hang, e.g. a FIFO opened or a link loop walked, fails it) with no
