@@ -242,7 +242,8 @@ def load_config(path: str, base: RaylakeContext | None = None) -> RaylakeContext
         raise RaylakeError(f"cannot read config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RaylakeError(f"config file {path} is not valid TOML: {exc}") from None
-    doc = doc.get("tool", {}).get("raylake", doc) if "tool" in doc else doc
+    if "tool" in doc or "project" in doc:  # a pyproject.toml: only its [tool.raylake] is ours
+        doc = doc.get("tool", {}).get("raylake", {})
     ctx = base or RaylakeContext.get_current()
     sections = {f.name: f for f in dataclasses.fields(ctx)}
     changes = {}

@@ -37,6 +37,8 @@ def test_pyproject_tool_table(tmp_path):
     p = tmp_path / "pyproject.toml"
     p.write_text('[project]\nname = "x"\n[tool.raylake.search]\nbeam = 2\n')
     assert load_config(str(p), RaylakeContext()).search.beam == 2
+    p.write_text('[project]\nname = "x"\n[tool.black]\nline-length = 100\n')  # no [tool.raylake]: nothing changes
+    assert load_config(str(p), RaylakeContext()) == RaylakeContext()
 
 
 @pytest.mark.parametrize("text, match", [
