@@ -1,6 +1,6 @@
 """Intent-extraction benchmark: the offline (or LLM) extractor against reference graphs from gold SQL.
 
-    python -m bench.intent_bench --index-dir /work/idx/spider [--questions Q.jsonl] [--limit N] [--k 3]
+    python -m bench.intent_bench --index-dir IDX [--questions Q.jsonl] [--limit N] [--k 3]
         [--extractor offline|llm|gold-words] [--json]
 
 For every tuning question, :func:`bench.intent_ref.reference_graph` derives the reference

@@ -42,7 +42,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared"))
-SPIDER_INDEX = os.environ.get("RAYLAKE_SPIDER_INDEX", "/work/idx/spider")
+SPIDER_INDEX = os.environ.get("RAYLAKE_SPIDER_INDEX", ".raylake")  # the index `make demo` builds of the Spider lake
 SPIDER_QUESTIONS = os.path.join(SHARED, "data", "spider_lake", "questions.jsonl")
 WORK = "/tmp/serve_idx"
 P99_TARGET_MS = 2000.0

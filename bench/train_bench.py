@@ -1,6 +1,6 @@
 """Value-network training on Ray Train: steps/s on N CPU workers and held-out value MAPE per sampler (Table 8).
 
-    python -m bench.train_bench --index-dir /work/idx/spider --count 5000 --steps 200 --json
+    python -m bench.train_bench --index-dir IDX --count 5000 --steps 200 --json
 
 For each sampler (centrality, anchor_only, uniform): generate ``--count`` trajectories, train
 ``--steps`` IQL updates with ``--workers`` workers, record steps/s and the held-out MAPE of
@@ -13,13 +13,14 @@ import argparse
 import json
 import os
 import shutil
+import sys
 
 SAMPLERS = ("centrality", "anchor_only", "uniform")
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--index-dir", default="/work/idx/spider")
+    p.add_argument("--index-dir", default=".raylake", help="a raylake index (default: the one `make demo` builds)")
     p.add_argument("--count", type=int, default=5_000)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--workers", type=int, default=2)
@@ -29,6 +30,9 @@ def main() -> None:
     p.add_argument("--out", default="bench/results/train.json")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    if not os.path.isfile(os.path.join(args.index_dir, "CURRENT")):
+        print(f"error: no raylake index in {args.index_dir!r}: run `raylake index LAKE --index-dir {args.index_dir}` first", file=sys.stderr)
+        sys.exit(2)
     from raylake.learn.train import TrainConfig, train
     from raylake.learn.trajectories import TrajectoryConfig, generate, lake_arrays
     from raylake.runtime import start_ray

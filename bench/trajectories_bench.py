@@ -1,6 +1,6 @@
 """Trajectory generation (GRAFT Alg. 1) throughput on Ray: rate vs workers, memory vs count.
 
-    python -m bench.trajectories_bench --index-dir /work/idx/spider --count 20000 --json
+    python -m bench.trajectories_bench --index-dir IDX --count 20000 --json
 
 Builds the lake arrays once (cached under --cache), warms the Ray workers (process start,
 numba kernels loaded from their cache), then generates ``--count`` trajectories with 1..N
@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import sys
 import time
 
 from bench.memory import TreeMemory
@@ -27,7 +28,7 @@ from bench.memory import TreeMemory
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--index-dir", default="/work/idx/spider")
+    p.add_argument("--index-dir", default=".raylake", help="a raylake index (default: the one `make demo` builds)")
     p.add_argument("--count", type=int, default=20_000)
     p.add_argument("--workers", default="1,2")
     p.add_argument("--sampler", default="centrality")
@@ -36,6 +37,9 @@ def main() -> None:
     p.add_argument("--out", default="bench/results/trajectories.json")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    if not os.path.isfile(os.path.join(args.index_dir, "CURRENT")):
+        print(f"error: no raylake index in {args.index_dir!r}: run `raylake index LAKE --index-dir {args.index_dir}` first", file=sys.stderr)
+        sys.exit(2)
     from raylake.learn.trajectories import TrajectoryConfig, generate, lake_arrays
     from raylake.runtime import start_ray
 
