@@ -112,7 +112,7 @@ class IntentConfig:
     neighbour_near: float = 0.1  # ... with match × closeness to a chosen table at least this
     header_of_other: float = 0.9  # an entity word this close to a header of another chosen table is its attribute
     stray_match: float = 0.9  # an attribute outside every tree's tables needs a header this close (see forest.drop_strays)
-    sole_match: float = 0.99  # a header this close, in one table only, brings that table in (see Assembler._sole_holder)
+    sole_match: float = 0.99  # a header this close, in one table only, brings that table in (see assemble.PlaceAttributes._sole_holder)
     runners_up: int = 2  # a tree's tables after the chosen one taken from the joint choice's max-marginals
     neighbour_prior: float = 0.8  # ν: weight of the question's cosine with a table's join neighbours' texts (closeness-weighted mean)
     neighbour_top: int = 32  # candidates per entity that get that term (best on the others; bounds Dijkstras)

@@ -152,7 +152,7 @@ It reads the question against the lake's own vocabulary (:mod:`raylake.intent.le
    attribute 0.524 → 0.533, all 1,701: 0.514 → 0.522 (0.5218 / 0.5222 at 0.85 / 0.95);
    entity, value and join unchanged. An attribute no tree holds whose words only one table
    spells (a match ≥ 0.99 that no other table's header ties) brings that table in as a tree
-   of its own (:meth:`.assemble.Assembler._sole_holder`): all 1,701 entity 0.6131 → 0.6175,
+   of its own (:meth:`.assemble.PlaceAttributes._sole_holder`): all 1,701 entity 0.6131 → 0.6175,
    attribute 0.5277 → 0.5280, join 0.3884 → 0.3870; 400 q entity 0.617 → 0.621, join
    0.381 → 0.379. An implied tree lists its own table first, then the shards it unions with
    (:func:`.forest.shards_first`; it was the shard cluster's lowest id, and search
@@ -236,7 +236,8 @@ docs/intent.md the overview):
 - :mod:`.ranking` — an entity's candidate tables and their ranking (step 3);
 - :mod:`.joint` — one table per entity chosen jointly, runners-up by max-marginal (step 3);
 - :mod:`.forest` — the trees being built with their tables; merging and dropping attributes;
-- :mod:`.assemble` — roles, trees, attributes and values in their place (steps 3 and 4);
+- :mod:`.assemble` — roles, trees, attributes and values in their place (steps 3 and 4),
+  as named rules run in order (:data:`.assemble.RULES`);
 - :mod:`.joins` — cross-tree joins and bridge trees (step 4);
 - :mod:`.extractor` — :class:`OfflineExtractor`, the parts composed, and the second pass.
 """
