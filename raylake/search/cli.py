@@ -188,7 +188,7 @@ def print_answer(a: dict, file=sys.stdout) -> None:
             w(f"Answer: {ans['total_rows']:,} rows")
             for warn in ans.get("warnings", []):
                 w(f"  warning: {warn}")
-            w("  " + " | ".join(short_label(c, 24) for c in ans["columns"]))
+            w("  " + " | ".join(c if len(c) <= 40 else c[:39] + "…" for c in ans["columns"]))  # SQL expressions: read from the left
             for row in ans["rows"][:20]:
                 w("  " + " | ".join(str(x) for x in row))
             if ans["total_rows"] > 20:
