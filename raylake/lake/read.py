@@ -119,7 +119,9 @@ def _sniff(text: str, path: str) -> tuple[str, str]:
         delim = default
     elif delim != default and _fields(head, delim, quote) < 2 <= _fields(head, default, quote):
         # Sniffer is fooled by a delimiter inside a quoted field too ('"h"";",h' read as one
-        # column 'h";,h'): the default splits every line into the same number of fields, it not
+        # column 'h";,h'): the default splits every line into the same number (≥ 2) of fields, it
+        # not. (A file the sniffed delimiter splits unevenly and the default not at all stays
+        # with the sniffed one: a ragged 'a;b / 1;2;3' is refused, not read as one column.)
         delim = default
     return delim, quote
 

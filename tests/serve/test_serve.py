@@ -229,6 +229,8 @@ def test_missing_index_then_index_appears(served):
     r = requests.post(url + "/ask", json={"question": Q}, timeout=30)
     assert r.status_code == 404 and "no index in" in r.json()["error"]["message"]
     assert requests.get(url + "/tables/x.csv", timeout=30).status_code == 404
+    r = requests.get(url + "/examples", timeout=30)  # the web page's examples too
+    assert r.status_code == 404 and "no index" in r.json()["error"]["message"]
     h = requests.get(url + "/health", timeout=30)
     assert h.status_code == 503 and h.json()["status"] == "no_index"
     # the index shows up (copied in, pointer last): the replica loads it without a restart

@@ -76,8 +76,3 @@ def test_examples_answer_and_ask_answers_sql(served):
     got = r.json()
     assert got["tables"] and got["fused"]["preview"]
     assert "sql" in got and "answer_reason" in got
-
-
-def test_examples_without_an_index_is_404(served):
-    r = requests.get(served["url"] + "/empty/examples", timeout=30)
-    assert r.status_code == 404 and "no index" in r.json()["error"]["message"]
