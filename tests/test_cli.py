@@ -120,6 +120,7 @@ def test_trajectories_takes_index_dir(monkeypatch, tmp_path, capsys):
 
 
 def test_ask_reports_load_time(monkeypatch, capsys):
+    import raylake.index.store as store
     import raylake.search.engine as engine
     from raylake.search.cli import _engine
 
@@ -128,6 +129,7 @@ def test_ask_reports_load_time(monkeypatch, capsys):
             notice("relevance model adapted")
 
     monkeypatch.setattr(engine, "Engine", FakeEngine)
+    monkeypatch.setattr(store, "read_manifest", lambda index_dir: ("build", {}))
     ns = dict(model_dir=None, relevance="off", part_actors=False, offline=True, index_dir="x")
     _engine(argparse.Namespace(**ns, quiet=False, json=False))
     err = capsys.readouterr().err
@@ -136,3 +138,13 @@ def test_ask_reports_load_time(monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "raylake: relevance model adapted"
     _engine(argparse.Namespace(**ns, quiet=True, json=False))
     assert capsys.readouterr().err == ""
+
+
+def test_ask_checks_out_before_loading(tmp_path, capsys, monkeypatch):
+    import raylake.search.engine as engine
+
+    monkeypatch.setattr(engine, "Engine", lambda *a, **k: pytest.fail("loaded before checking --out"))
+    assert main(["ask", "q", "--out", str(tmp_path / "none" / "x.parquet")]) == 2
+    assert main(["ask", "q", "--out", str(tmp_path / "x.txt")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "does not exist" in err[0] and ".parquet or .csv" in err[1]
