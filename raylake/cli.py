@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 
@@ -17,6 +18,32 @@ from raylake.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
 
 def _print_json(obj) -> None:
     print(json.dumps(obj, indent=None, ensure_ascii=False, default=str))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every parser of the tree (subcommands inherit the class) takes ``-v``/``-q``, so no
+    command repeats them. SUPPRESS as default: a subcommand's own default must not reset a
+    flag given before it (``raylake -v ask ...``); :func:`main` fills in the absent ones."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                          help="log what raylake does on stderr (-vv: debug detail)")
+        self.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                          help="no progress bars or notices on stderr")
+
+
+def _configure_logging(verbose: int, quiet: bool) -> None:
+    log = logging.getLogger("raylake")
+    if verbose:
+        log.setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+        if not any(getattr(h, "raylake_cli", False) for h in log.handlers):  # main() may run many times in one process
+            h = logging.StreamHandler(sys.stderr)
+            h.setFormatter(logging.Formatter("raylake: %(levelname)s %(name)s: %(message)s"))
+            h.raylake_cli = True
+            log.addHandler(h)
+    elif quiet:
+        log.setLevel(logging.ERROR)
 
 
 def _fmt_timings(t: dict) -> str:
@@ -35,6 +62,8 @@ def cmd_index(args) -> int:
         ctx.index.model = args.model
     if args.parts:
         ctx.index.num_parts = args.parts
+    if args.dry_run:
+        return _index_dry_run(args, ctx.index)
     summary = build_index(args.path, args.index_dir, address=args.address, cfg=ctx.index, progress=not args.quiet)
     if args.json:
         _print_json(summary)
@@ -57,10 +86,36 @@ def cmd_index(args) -> int:
     return EXIT_PARTIAL if summary.get("skipped") else EXIT_OK
 
 
+def _index_dry_run(args, cfg) -> int:
+    from raylake.index.build import plan_index
+
+    plan = plan_index(args.path, args.index_dir, cfg=cfg)
+    if args.json:
+        _print_json(plan)
+        return EXIT_OK
+    if plan["rebuild"]:
+        print(f"would rebuild {plan['index_dir']} from scratch ({plan['rebuild']})")
+    for kind in ("new", "changed", "removed"):
+        for path in plan[kind]:
+            print(f"{kind:<8} {path}")
+    if not (plan["new"] or plan["changed"] or plan["removed"]):
+        print(f"nothing to index: {plan['unchanged']} files unchanged")
+    return EXIT_OK
+
+
 def cmd_inspect(args) -> int:
     from raylake.index.reader import LakeIndex
 
     idx = LakeIndex.load(args.index_dir)
+    if args.list:
+        if args.table:
+            raise RaylakeError("give either a table or --list, not both")
+        paths = list(idx.paths)
+        if args.json:
+            _print_json(paths)
+        else:
+            print("\n".join(paths))
+        return EXIT_OK
     if args.table:
         if args.table not in idx.path_id:
             raise RaylakeError(f"no table {args.table!r} in the index (paths are relative to {idx.lake_root})")
@@ -105,7 +160,7 @@ def cmd_inspect(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="raylake", description="Find, join and union the tables of a data lake that answer a question.")
+    p = _Parser(prog="raylake", description="Find, join and union the tables of a data lake that answer a question.")
     p.add_argument("--version", action="version", version=f"raylake {__import__('raylake').__version__}")
     p.add_argument("--config", default=None, metavar="FILE.toml",
                    help="override defaults from a TOML file: [search], [intent], [index], ... sections, or [tool.raylake]")
@@ -118,12 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     s.add_argument("--model", default=None, help="local sentence-transformers model folder (default: packaged MiniLM)")
     s.add_argument("--parts", type=int, default=None, help="METIS parts (default: from the cluster size)")
+    s.add_argument("--dry-run", action="store_true",
+                   help="list the new, changed and removed files against the current index; write nothing, start no Ray")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
-    s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_index)
 
     s = sub.add_parser("inspect", help="show an index, or one table of it")
     s.add_argument("table", nargs="?", help="a table path relative to the lake root")
+    s.add_argument("--list", action="store_true", help="every table path of the index, one per line (a JSON list with --json)")
     s.add_argument("--index-dir", default=".raylake")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_inspect)
@@ -145,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.verbose = getattr(args, "verbose", 0)
+    args.quiet = getattr(args, "quiet", False)
+    _configure_logging(args.verbose, args.quiet)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

@@ -47,6 +47,18 @@ from raylake.errors import FusionError, RaylakeError
 _SEP = " ⋈ "
 
 
+def check_out_path(path: str) -> str:
+    """The extension of an ``--out`` file name, or a one-line error when the table could not
+    be written there (called before a search, so a typo costs no load or search time)."""
+    ext = path.lower().rsplit(".", 1)[-1] if "." in os.path.basename(path) else ""
+    if ext not in ("parquet", "pq", "csv"):
+        raise RaylakeError(f"--out {path!r}: use a .parquet or .csv file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise RaylakeError(f"--out {path!r}: folder {folder} does not exist")
+    return ext
+
+
 @dataclass
 class Fused:
     table: pa.Table
@@ -73,12 +85,7 @@ class Fused:
 
     def write(self, path: str) -> str:
         """Write the table as Parquet or CSV (by extension); returns the absolute path."""
-        ext = path.lower().rsplit(".", 1)[-1] if "." in os.path.basename(path) else ""
-        if ext not in ("parquet", "pq", "csv"):
-            raise RaylakeError(f"--out {path!r}: use a .parquet or .csv file name")
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise RaylakeError(f"--out {path!r}: folder {folder} does not exist")
+        ext = check_out_path(path)
         tmp = path + ".tmp"
         try:
             if ext == "csv":

@@ -154,6 +154,66 @@ def _load_previous(index_dir: str, cfg: IndexConfig, model_path: str, progress: 
 # --------------------------------------------------------------------------- build
 
 
+def compare_files(lake: Lake, prev_files: dict) -> tuple[list[LakeFile], list[LakeFile], bool]:
+    """Split the lake's files into (unchanged, added or changed) against a manifest's ``files``.
+
+    Size and mtime decide; when only the mtime moved, the SHA-256 does, so a touched but
+    identical file is not profiled again. The flag says whether such a file was seen (its
+    new mtime must then be written back to the manifest).
+    """
+    clean, dirty, moved = [], [], False
+    for f in lake.files:
+        old = prev_files.get(f.path)
+        if old and old.get("refused"):
+            dirty.append(f)  # a refused link or FIFO became a file
+        elif old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
+            clean.append(f)
+        elif old and old["size"] == f.size and old.get("sha256"):
+            try:
+                sha = hashlib.sha256(lake.read_bytes(f)).hexdigest()
+            except OSError:
+                sha = None  # unreadable now: re-profiling names it as skipped
+            (clean if sha == old["sha256"] else dirty).append(f)
+            moved = moved or sha == old["sha256"]
+        else:
+            dirty.append(f)
+    return clean, dirty, moved
+
+
+def plan_index(lake_path: str, index_dir: str = ".raylake", *, cfg: IndexConfig | None = None) -> dict:
+    """What ``build_index`` would (re)index, without writing anything or starting Ray.
+
+    Returns ``new``, ``changed`` and ``removed`` paths (relative to the lake root) and
+    ``rebuild``: a reason when the whole index would be built again (no index yet, another
+    format, or other content parameters or model), else None.
+    """
+    cfg = cfg or RaylakeContext.get_current().index
+    lake = open_lake(lake_path)
+    rebuild, prev_files = None, {}
+    try:
+        _, manifest = store.read_manifest(os.path.abspath(index_dir))
+    except IndexVersionError:
+        rebuild = "the index has another format version"
+    except RaylakeError:
+        rebuild = "no index yet"
+    else:
+        if manifest.get("model") != resolve_model_path(cfg.model) or _params_differ(manifest.get("params", {}), cfg, _CONTENT_PARAMS):
+            rebuild = "index parameters or model changed"
+        else:
+            prev_files = manifest.get("files", {})
+    _, dirty, _ = compare_files(lake, prev_files)
+    return {
+        "lake": lake_path,
+        "index_dir": os.path.abspath(index_dir),
+        "rebuild": rebuild,
+        "new": sorted(f.path for f in dirty if f.path not in prev_files),
+        "changed": sorted(f.path for f in dirty if f.path in prev_files),
+        "removed": sorted(p for p in prev_files if p not in {f.path for f in lake.files} and p not in lake.refused),
+        "unchanged": len(lake.files) - len(dirty),
+    }
+
+
+
 def build_index(
     lake_path: str,
     index_dir: str = ".raylake",
@@ -178,22 +238,7 @@ def build_index(
         store.clear_stale(index_dir)  # a killed build's leftovers go on every run, not only when something changed
         prev = _load_previous(index_dir, cfg, model_path, prog)
         prev_files = prev.manifest.get("files", {}) if prev else {}
-        clean, dirty, moved = [], [], False
-        for f in lake.files:
-            old = prev_files.get(f.path)
-            if old and old.get("refused"):
-                dirty.append(f)  # a refused link or FIFO became a file
-            elif old and old["size"] == f.size and old["mtime_ns"] == f.mtime_ns:
-                clean.append(f)
-            elif old and old["size"] == f.size and old.get("sha256"):
-                try:
-                    sha = hashlib.sha256(lake.read_bytes(f)).hexdigest()
-                except OSError:
-                    sha = None  # unreadable now: re-profiling names it as skipped
-                (clean if sha == old["sha256"] else dirty).append(f)
-                moved = moved or sha == old["sha256"]
-            else:
-                dirty.append(f)
+        clean, dirty, moved = compare_files(lake, prev_files)
         lake_paths = {f.path for f in lake.files} | set(lake.refused)
         refused_moved = any(prev_files.get(p, {}).get("reason") != r or not prev_files[p].get("refused") for p, r in lake.refused.items())
         removed = sorted(p for p in prev_files if p not in lake_paths)
@@ -215,6 +260,7 @@ def build_index(
         return summary
 
     with prog.stage("ray_init"):
+        prog.note("starting Ray…")
         ray = start_ray(address)
 
     # ---- profile changed files

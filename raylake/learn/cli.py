@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 
+from raylake.errors import RaylakeError
+
 
 def register(subparsers) -> None:
     """Add ``trajectories`` and ``train`` to the ``raylake`` subcommands."""
     s = subparsers.add_parser("trajectories", help="generate self-supervised search trajectories (GRAFT Alg. 1) as Parquet shards")
-    s.add_argument("index_dir", help="a built index (raylake index ... --index-dir DIR)")
+    s.add_argument("index_dir_arg", nargs="?", default=None, metavar="INDEX_DIR", help="the older spelling of --index-dir")
+    s.add_argument("--index-dir", default=None, help="a built index (default ./.raylake)")
     s.add_argument("--out", required=True, help="output folder (shards/, lake/, manifest.json); replaced on rerun")
     s.add_argument("--count", type=int, default=200_000, help="trajectories to generate (default 200000)")
     s.add_argument("--sampler", default="centrality", choices=["centrality", "uniform", "anchor_only"],
@@ -25,7 +28,6 @@ def register(subparsers) -> None:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--address", default=None, help="Ray cluster address (default: local Ray)")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_trajectories)
 
     t = subparsers.add_parser("train", help="train the value network with IQL on Ray Train from trajectory shards")
@@ -49,7 +51,10 @@ def cmd_trajectories(args) -> int:
 
     cfg = TrajectoryConfig(n_trajectories=args.count, sampler=args.sampler, max_tables=args.max_tables, alpha=args.alpha,
                            beta=args.beta, parts=args.parts, batch=args.batch, workers=args.workers, seed=args.seed)
-    s = generate(args.index_dir, args.out, cfg, address=args.address, progress=not args.quiet)
+    if args.index_dir and args.index_dir_arg and args.index_dir != args.index_dir_arg:
+        raise RaylakeError(f"two indexes given ({args.index_dir_arg} and --index-dir {args.index_dir}); give one")
+    index_dir = args.index_dir or args.index_dir_arg or ".raylake"
+    s = generate(index_dir, args.out, cfg, address=args.address, progress=not args.quiet)
     if args.json:
         print(json.dumps({k: v for k, v in s.items() if k != "config"}))
     else:

@@ -27,7 +27,6 @@ def register(subparsers) -> None:
     t.add_argument("--seed", type=int, default=None, help="seed of every sample and initialisation (default 0)")
     t.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
-    t.add_argument("--quiet", action="store_true", help="no progress lines")
     t.set_defaults(func=cmd_train)
 
     k = sub.add_parser("rank", help="the candidate tables of a question with the model's probabilities")

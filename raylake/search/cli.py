@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 from raylake.errors import EXIT_PARTIAL, RaylakeError
 from raylake.intent.model import check_question
@@ -39,14 +40,21 @@ def register(subparsers) -> None:
 
 
 def _engine(args):
+    from raylake.index.store import read_manifest
     from raylake.search.engine import Engine
 
     if args.model_dir and not os.path.isdir(args.model_dir):
         raise RaylakeError(f"--model-dir {args.model_dir}: no such folder (train one with `raylake train`)")
     if args.relevance not in ("default", "off") and not os.path.isdir(args.relevance):
         raise RaylakeError(f"--relevance {args.relevance}: no such folder (train one with `raylake relevance train`, or say 'off')")
-    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors, relevance=args.relevance,
-                 notice=lambda msg: print(f"raylake: {msg}", file=sys.stderr))
+    read_manifest(args.index_dir)  # no index, or one of another format: one line, before the load notice
+    say = (lambda msg: None) if args.quiet else (lambda msg: print(f"raylake: {msg}", file=sys.stderr, flush=True))
+    # loading takes seconds (Ray, sentence-transformers, the relevance model) that no per-question timing shows
+    loud = not (args.quiet or args.json)
+    if loud:
+        say("loading index and models…")
+    t = time.perf_counter()
+    eng = Engine(args.index_dir, model_dir=args.model_dir, part_actors=args.part_actors, relevance=args.relevance, notice=say)
     if not args.offline:
         from raylake.llm import LLMClient
 
@@ -55,6 +63,8 @@ def _engine(args):
             from raylake.intent.llm import LLMExtractor
 
             eng.extractor = LLMExtractor(client, fallback=eng.offline.extract, ground=eng.offline.ground)
+    if loud:
+        say(f"loaded in {time.perf_counter() - t:.1f} s")
     return eng
 
 
@@ -120,6 +130,10 @@ def cmd_ask(args) -> int:
     if args.question is not None:
         check_question(args.question)  # before the index and models load
     questions = read_lines(args.questions) if args.questions else None
+    if args.out:
+        from raylake.fuse.fuse import check_out_path
+
+        check_out_path(args.out)
     eng = _engine(args)
     if questions is not None:
         return _ask_batch(eng, questions, args)

@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import sys
+import time
 
 from raylake.errors import RaylakeError
 
@@ -44,7 +45,12 @@ def cmd_serve(args) -> int:
                       token=args.token, max_batch_size=args.max_batch_size, request_timeout_s=args.timeout).check()
     if args.address is None:
         _check_port(cfg.host, cfg.port)
+    if not (args.quiet or args.json):
+        print("raylake: starting Ray Serve and loading the index and models in each replica…", file=sys.stderr, flush=True)
+    t = time.perf_counter()
     url = serve_search(cfg, address=args.address)
+    if not (args.quiet or args.json):
+        print(f"raylake: ready in {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps({"url": url, "index_dir": index_dir, "replicas": cfg.replicas, "token": bool(cfg.token), "openapi": f"{url}/openapi.json"}))
     else:
