@@ -157,17 +157,23 @@ def gold_words_graph(ref):
     return graph
 
 
+def db_column_hints(questions: list[dict]) -> dict[str, dict[str, set]]:
+    """db_id → table → every column its questions' gold SQL names: tables of one database keep
+    their columns across questions, and pooled they break the reference graphs' ties."""
+    hints: dict[str, dict[str, set]] = defaultdict(dict)
+    for q in questions:
+        for t, cols in table_columns(q["gold_sql"]).items():
+            hints[q["db_id"]].setdefault(t, set()).update(cols)
+    return hints
+
+
 def run(index_dir: str, questions_path: str, limit: int | None, k: int, extractor_name: str = "offline") -> dict:
     from raylake.index.reader import LakeIndex
     from raylake.intent.offline import OfflineExtractor
 
     questions = load_questions(questions_path)
     lake_dir = os.path.join(os.path.dirname(os.path.abspath(questions_path)), "lake")
-    # tables of one database keep their columns across questions: pooled, they break ties
-    hints: dict[str, dict[str, set]] = defaultdict(dict)
-    for q in questions:
-        for t, cols in table_columns(q["gold_sql"]).items():
-            hints[q["db_id"]].setdefault(t, set()).update(cols)
+    hints = db_column_hints(questions)
     if limit and limit < len(questions):
         # every (n/limit)-th question: the file is grouped by database, a prefix would cover few
         step = len(questions) / limit

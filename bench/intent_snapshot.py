@@ -24,7 +24,6 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse
 import json
 import sys
-from collections import defaultdict
 
 import numpy as np
 
@@ -45,16 +44,12 @@ def snapshot(index_dir: str, questions_path: str, limit: int | None, out_path: s
     from raylake.intent.offline import OfflineExtractor
 
     questions = load_questions(questions_path)
-    hints: dict[str, dict[str, set]] = defaultdict(dict)
     if ground:
-        from bench.intent_bench import gold_words_graph
-        from bench.intent_ref import reference_graph, table_columns
+        from bench.intent_bench import db_column_hints, gold_words_graph
+        from bench.intent_ref import reference_graph
 
         lake_dir = os.path.join(os.path.dirname(os.path.abspath(questions_path)), "lake")
-        # as bench.intent_bench: every question of a database lends its columns to the others
-        for q in questions:
-            for t, cols in table_columns(q["gold_sql"]).items():
-                hints[q["db_id"]].setdefault(t, set()).update(cols)
+        hints = db_column_hints(questions)  # as bench.intent_bench: a database's questions pool their columns
     questions = questions[:limit] if limit else questions
     extractor = OfflineExtractor(LakeIndex.load(index_dir))
     with open(out_path, "w", encoding="utf-8") as fh:

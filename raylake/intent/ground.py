@@ -50,7 +50,7 @@ from raylake.intent.offline import OfflineExtractor, Span
 _BARE_KEY = {"id", "key", "code", "no", "num", "number"}  # a key named by these says nothing of whose it is
 
 
-def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds: float | None = None) -> IntentGraph:
+def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor) -> IntentGraph:
     """``graph`` with lake evidence on every tree and attribute (in place; also returned).
 
     Args:
@@ -59,12 +59,8 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
         question: the question the graph answers (its cosine with each table's text is one
             term of the table ranking).
         extractor: the offline extractor over the lake's index, whose matching is reused.
-        holds: weight η of how well a table holds the tree's own attributes in its ranking
-            (the tree's ``extractor.settings.holds_top`` best-ranked tables are read for them);
-            None: ``extractor.settings.ground_holds``.
     """
     ex, idx, cfg = extractor, extractor.index, extractor.settings
-    holds = cfg.ground_holds if holds is None else holds
     if not graph.trees:
         return graph
     ents = [Span(0, 0, t.entity, role="entity") for t in graph.trees]
@@ -86,7 +82,7 @@ def ground(graph: IntentGraph, question: str, extractor: OfflineExtractor, holds
     for k, tree in enumerate(graph.trees):
         own_attrs = [s for a, s in zip(tree.attributes, attrs[k])
                      if a.values or a.attribute_id not in keys or not set(tokens(a.name)) <= _BARE_KEY]
-        ents[k].held_attrs = {t: holds * h for t, h in ex.ranker.holds([t for t, _ in ranked[k][: cfg.holds_top]], own_attrs).items()}
+        ents[k].held_attrs = {t: cfg.ground_holds * h for t, h in ex.ranker.holds([t for t, _ in ranked[k][: cfg.holds_top]], own_attrs).items()}
         ranked[k] = sorted(((t, v + ents[k].held_attrs.get(t, 0.0)) for t, v in ranked[k]), key=lambda x: (-x[1], x[0]))
     chosen, alternatives = ex.chooser.choose(ranked, context)
     for k, tree in enumerate(graph.trees):

@@ -41,7 +41,7 @@ from raylake.intent.lexicon import lemma
 from raylake.learn.compress import compress
 from raylake.learn.lake_arrays import DTYPES, LakeArrays
 from raylake.learn.trajectories import expand_centrality, sample_columns
-from raylake.relevance.text import name_words, split_words
+from raylake.relevance.text import name_words, plural, split_words
 
 P_VALUE = 0.7  # share of questions that filter on a literal; the rest ask for columns only
 MAX_VALUE_CHARS = 40  # longer cells (addresses, free text) read as no question would quote them
@@ -145,19 +145,6 @@ def _value(index, columns: list[int], rng) -> dict[int, str]:
 # --------------------------------------------------------------------------- verbalisation
 
 
-def _plural(noun: str) -> str:
-    head, _, last = noun.rpartition(" ")
-    if last.endswith(("ies", "ics", "news")):  # series, statistics: the singular is the plural
-        return noun
-    if last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
-        last = last[:-1] + "ies"
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        last += "es"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
-
-
 def _a(noun: str) -> str:
     return f"an {noun}" if noun[:1] in tuple("aeiou") else f"a {noun}"
 
@@ -203,29 +190,29 @@ def _verbalise(comp, arrays: LakeArrays, rng) -> str | None:
     if len(trees) == 1:
         if value is None:
             options += [f"{verb} the {_listing(asked[0])} of each {e0}.", f"What is the {_listing(asked[0])} of every {e0}?"]
-            options += [f"What is the {pick(AGGREGATES)} {w} of all {_plural(e0)}?" for w in numeric[:1]]
+            options += [f"What is the {pick(AGGREGATES)} {w} of all {plural(e0)}?" for w in numeric[:1]]
         else:
             _, w, lit = value
-            options += [f"How many {_plural(e0)} have {w} {lit}?", f"Which {_plural(e0)} have {_a(w)} of {lit}?"]
+            options += [f"How many {plural(e0)} have {w} {lit}?", f"Which {plural(e0)} have {_a(w)} of {lit}?"]
             if asked[0]:
-                options += [f"{verb} the {_listing(asked[0])} of {_plural(e0)} whose {w} is {lit}.",
+                options += [f"{verb} the {_listing(asked[0])} of {plural(e0)} whose {w} is {lit}.",
                             f"What is the {_listing(asked[0])} of the {e0} with {w} {lit}?"]
-            options += [f"What is the {pick(AGGREGATES)} {x} of {_plural(e0)} whose {w} is {lit}?" for x in numeric[:1]]
+            options += [f"What is the {pick(AGGREGATES)} {x} of {plural(e0)} whose {w} is {lit}?" for x in numeric[:1]]
         return pick(options)
     # several trees: the subject tree, a filter where the value lies, the others' attributes through their joins
     cond = ""
     if value is not None:
         k, w, lit = value
         cond = f" whose {w} is {lit}" if k == 0 else f" that have {_a(trees[k][0])} with {w} {lit}"
-    head = f"the {_listing(asked[0])} of {_plural(e0)}" if asked[0] else _plural(e0)
+    head = f"the {_listing(asked[0])} of {plural(e0)}" if asked[0] else plural(e0)
     rest = [f"the {_listing(asked[i])} of their {e}" for i, (e, _) in enumerate(trees) if i and asked[i]]
     options.append(f"{verb} {head}{cond}" + (f", with {_listing(rest)}." if rest else "."))
     if asked[1] and (value is None or value[0] != 1):
-        its = f"the {_listing(asked[0])} of its {_plural(e0)}" if asked[0] else f"its {_plural(e0)}"
+        its = f"the {_listing(asked[0])} of its {plural(e0)}" if asked[0] else f"its {plural(e0)}"
         options.append(f"For each {trees[1][0]}, {verb.lower()} {_listing([f'its {_listing(asked[1])}', its + cond] + rest[1:])}.")
     if len(trees) == 2:
         if value is not None and value[0] == 1:
-            options.append(f"How many {_plural(e0)} does the {trees[1][0]} with {value[1]} {value[2]} have?")
+            options.append(f"How many {plural(e0)} does the {trees[1][0]} with {value[1]} {value[2]} have?")
         else:
-            options.append(f"How many {_plural(e0)}{cond} are there for each {trees[1][0]}?")
+            options.append(f"How many {plural(e0)}{cond} are there for each {trees[1][0]}?")
     return pick(options)

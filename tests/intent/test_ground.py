@@ -58,10 +58,9 @@ def test_a_tree_is_the_table_that_holds_its_attributes(extractor):
     # 'service'; the graph says the service's attribute is a step name, which only the steps hold
     from raylake.intent.ground import ground
 
-    def service(holds=None):
+    def service(ex=extractor):
         g = _graph([{"tree_id": "s", "entity": "service", "attributes": [{"attribute_id": "a1", "name": "step name", "values": []}]}])
-        kw = {} if holds is None else {"holds": holds}
-        ground(g, "What are the step names of each service?", extractor, **kw)
+        ground(g, "What are the step names of each service?", ex)
         return g.trees[0]
 
     tree = service()
@@ -69,7 +68,7 @@ def test_a_tree_is_the_table_that_holds_its_attributes(extractor):
     assert tree.evidence["why"]["attributes"] > 0.5
     assert tree.attributes[0].evidence["columns"][0][:2] == ["commerce/workflow_steps.csv", "step_name"]
     # on the entity's words alone the service types table comes first
-    assert service(holds=0.0).evidence["tables"][0] == "commerce/service_types.csv"
+    assert service(type(extractor)(extractor.index, extractor.lex, ground_holds=0.0)).evidence["tables"][0] == "commerce/service_types.csv"
 
 
 def test_an_empty_graph_needs_no_lake(extractor):

@@ -12,6 +12,9 @@ import functools
 import os
 import re
 
+from raylake.intent.lexicon import lemma
+from raylake.relevance.text import name_words, plural, split_words
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 # The page and its scripts come from this service only; a value in a table cannot inject a script.
@@ -32,30 +35,11 @@ def asset(name: str) -> tuple[bytes, str] | None:
 
 
 def noun(path: str) -> str:
-    """A table's file name as a noun: ``sports/points_2019.csv`` -> ``points``."""
+    """A table's file name as a singular noun: ``sports/points_2019.csv`` -> ``point``; a neutral
+    name (``t0321.csv``) stays as it is."""
     stem = os.path.splitext(os.path.basename(path))[0]
-    words = [w for w in re.split(r"[_\-\s]+", stem) if w and not w.isdigit()]
-    return " ".join(words).lower() or stem.lower()
-
-
-def plural(word: str) -> str:
-    if word.endswith("s"):
-        return word
-    if word.endswith("y") and not word.endswith(("ay", "ey", "oy", "uy")):
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def singular(word: str) -> str:
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def column_words(name: str) -> str:
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").strip().lower()
+    words = name_words(os.path.basename(path)).split()
+    return " ".join(words[:-1] + [lemma(words[-1])]) if words else stem.lower()
 
 
 def example_questions(index, n: int = 4) -> list[str]:
@@ -84,11 +68,12 @@ def example_questions(index, n: int = 4) -> list[str]:
             break
         ids = list(index.table_columns[t])
         text = [c for c in ids if cols["dtype"][c] == "text" and not cols["key_like"][c] and cols["sample"][c]]
-        num = [c for c in ids if cols["dtype"][c] in ("int", "float", "number", "integer", "double") and not cols["key_like"][c]]
+        num = [c for c in ids if cols["dtype"][c] in ("int", "float") and not cols["key_like"][c]]
         if text and num and noun(path) not in seen:
             seen.add(noun(path))
             value = str(cols["sample"][text[0]][0]).replace("'", "")
-            out.append(f"What is the {column_words(cols['name'][num[0]])} of the {singular(noun(path))} with {column_words(cols['name'][text[0]])} '{value}'?")
+            out.append(f"What is the {' '.join(split_words(cols['name'][num[0]]))} of the {noun(path)} with "
+                       f"{' '.join(split_words(cols['name'][text[0]]))} '{value}'?")
     return out[:n]
 
 
