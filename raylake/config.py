@@ -149,7 +149,8 @@ class RelevanceConfig:
     lr: float = 5e-5  # AdamW learning rate of the encoder, 10 % linear warm-up
     classifier_epochs: int = 30  # passes of the completion classifier over the candidates
     pseudo_questions: int = 0  # self-supervised questions generated from the lake itself (raylake.relevance.pseudo)
-    recall_weight: float = 1.0  # β² of the expected F-beta that decides where a question's tables stop (1: F1)
+    recall_weight: float = 1.0  # β² of the expected F-beta where a question's tables stop (1: F1, as answers are scored)
+    completeness: float = 1.0  # γ, weight of P(every needed table chosen) beside it (1: Sufficiency counts as much as F1)
     seed: int = 0  # every sample, shuffle and initialisation
 
 

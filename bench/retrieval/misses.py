@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     for q in qs:
         prep = eng.prepare(q["question"], context=True)
         intent, plan = prep.support.intent_tables(), prep.beam_plan.tables
-        cand, _, prob = eng.relevance.rank(prep.question, intent, plan)
+        cand, prob = eng.relevance.rank(prep.question, intent, plan)
         p_of = {idx.paths[int(t)]: float(x) for t, x in zip(cand, prob)}
         chosen = {idx.paths[t] for t, _ in eng.relevance.choose(prep.question, args.budget, intent, plan, 1.0)}
         for t in set(q["gold_tables"]) - set(rl[q["id"]]):

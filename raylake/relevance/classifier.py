@@ -36,7 +36,10 @@ class CompletionClassifier(torch.nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net((x - self.mean) / self.std).squeeze(-1)
+        # A feature constant in training (e.g. the name words of a model trained on a neutral-name lake) taught
+        # the network nothing: it reads as its training value, where dividing by a zero spread would saturate.
+        z = torch.where(self.std > 1e-6, (x - self.mean) / self.std, torch.zeros_like(x))
+        return self.net(z).squeeze(-1)
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, epochs: int = 30, batch_size: int = 512, lr: float = 3e-3,
             weight_decay: float = 1e-4, seed: int = 0) -> list[float]:

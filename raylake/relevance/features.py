@@ -88,22 +88,30 @@ class CandidateFeatures:
                     out[t] = out.get(t, 0.0) + w
         return out
 
+    def candidate_set(self, score: np.ndarray, intent_tables=(), plan_tables=()) -> np.ndarray:
+        """``(C,)`` candidate tables for the bi-encoder's ``score`` over all tables (the module docstring's rule)."""
+        order = np.argsort(-score, kind="stable")
+        cand = dict.fromkeys(int(t) for t in order[: self.top])
+        for s in order[: self.seeds].tolist():
+            cand.update(dict.fromkeys(self.g.join[s]))
+        cand.update(dict.fromkeys(int(t) for t in intent_tables))
+        cand.update(dict.fromkeys(int(t) for t in plan_tables))
+        for t in list(cand):
+            cand.update(dict.fromkeys(self.shards[t]))
+        return np.fromiter(cand, np.int64, len(cand))
+
     def candidates(self, question: str, score: np.ndarray, intent_tables=(), plan_tables=()) -> tuple[np.ndarray, np.ndarray]:
         """Candidate tables of ``question`` and their features; ``score`` is the bi-encoder's, over all tables."""
+        cand = self.candidate_set(score, intent_tables, plan_tables)
+        return cand, self.describe(question, cand, score, intent_tables, plan_tables)
+
+    def describe(self, question: str, cand: np.ndarray, score: np.ndarray, intent_tables=(), plan_tables=()) -> np.ndarray:
+        """``(C, len(FEATURES))`` features of the tables ``cand`` under ``score``."""
         g = self.g
         order = np.argsort(-score, kind="stable")
         rank = np.empty(len(score), np.int64)
         rank[order] = np.arange(len(score))
         best = [int(t) for t in order[: self.seeds]]
-        cand = dict.fromkeys(int(t) for t in order[: self.top])
-        for s in best:
-            cand.update(dict.fromkeys(g.join[s]))
-        cand.update(dict.fromkeys(int(t) for t in intent_tables))
-        cand.update(dict.fromkeys(int(t) for t in plan_tables))
-        for t in list(cand):
-            cand.update(dict.fromkeys(self.shards[t]))
-        cand = np.fromiter(cand, np.int64)
-
         q_toks = [t for t in dict.fromkeys(tokens(question)) if t not in _STOP]
         q_w = {t: self.idf.get(t, self.max_idf) for t in q_toks}
         q_total = sum(q_w.values()) or 1.0
@@ -146,4 +154,4 @@ class CandidateFeatures:
                 float(t in plan_set),
                 self.named,
             )
-        return cand, X
+        return X

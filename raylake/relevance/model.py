@@ -161,16 +161,27 @@ class LakeRelevance:
         (then the engine runs the beam first); a model trained without them never sees them."""
         return bool(self.model.meta.get("context"))
 
-    def rank(self, question: str, intent_tables=(), plan_tables=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Candidates, their features and the classifier's probabilities."""
+    def rank(self, question: str, intent_tables=(), plan_tables=()) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates ``(C,)`` and the classifier's probabilities ``(C,)``.
+
+        The classifier was fitted on one head's scores of questions that head never saw
+        (:func:`~raylake.relevance.train.fit`), so it reads each head's scores here too — not
+        their mean, whose spread it never met — and the heads' probabilities are averaged.
+        The candidates are the union of the heads' candidates."""
         if not self.uses_context:
             intent_tables, plan_tables = (), ()
-        cand, X = self.features.candidates(question, self.scores(question), intent_tables, plan_tables)
-        return cand, X, self.model.classifier.predict(X)
+        q = self.model.encoder.encode([question])[:, 0]  # (heads, d)
+        per_head = np.einsum("htd,hd->ht", self.table_emb, q)
+        cand = np.fromiter(dict.fromkeys(t for s in per_head for t in
+                                         self.features.candidate_set(s, intent_tables, plan_tables).tolist()), np.int64)
+        p = np.mean([self.model.classifier.predict(self.features.describe(question, cand, s, intent_tables, plan_tables))
+                     for s in per_head], axis=0)
+        return cand, p
 
-    def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0) -> list[tuple[int, float]]:
+    def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0,
+               completeness: float = 1.0) -> list[tuple[int, float]]:
         """The tables the question gets (at most ``budget``), each with its probability, best first."""
-        cand, _, p = self.rank(question, intent_tables, plan_tables)
+        cand, p = self.rank(question, intent_tables, plan_tables)
         prob = dict(zip(cand.tolist(), p.tolist()))
-        chosen = choose(cand, p, self.graph.shard_of, budget, recall_weight)
+        chosen = choose(cand, p, self.graph.shard_of, budget, recall_weight, completeness)
         return [(t, prob[t]) for t in chosen]

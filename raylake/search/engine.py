@@ -252,17 +252,20 @@ class Engine:
         probs: dict[int, float] = {}
         chosen = []
         if self.relevance is not None and any(search.anchors.values()):
-            # The beam's plan comes first and the learned completion adds the tables it chose that join it,
-            # within the budget: the model adds to the rules' answer and never takes a table away, and a
-            # wrong first choice of the model cannot displace a connected plan (the README's relevance
-            # section has the measurement). A question none of whose words or values the lake holds (no
-            # anchor) stays unanswered, whatever the model says.
-            beam_plan = prep.beam_plan if prep.beam_plan is not None else search.run()
-            chosen = self.relevance.choose(prep.question, scfg.budget, prep.support.intent_tables(), beam_plan.tables,
-                                           self.ctx.relevance.recall_weight)
+            # The learned completion chooses the tables and the graph joins them, best first (a chosen table
+            # no join path reaches from the better ones is left out: fusion needs one join tree). The beam's
+            # plan is the classifier's evidence (its `plan` feature), not the answer's core: put first, its
+            # extra tables cost F1 at no gain in Sufficiency (docs/relevance.md, "Model-first plans"). A
+            # question none of whose words or values the lake holds (no anchor) stays unanswered.
+            plan_tables = ()
+            if self.relevance.uses_context:
+                plan_tables = (prep.beam_plan if prep.beam_plan is not None else search.run()).tables
+            rcfg = self.ctx.relevance
+            chosen = self.relevance.choose(prep.question, scfg.budget, prep.support.intent_tables(), plan_tables,
+                                           rcfg.recall_weight, rcfg.completeness)
             probs = dict(chosen)
         if chosen:
-            plan = search.connect(beam_plan.tables, extra=[c for c, _ in chosen])
+            plan = search.connect([c for c, _ in chosen])
             timings["relevance"] = (time.perf_counter() - t) * 1e3
         else:
             plan = search.run()

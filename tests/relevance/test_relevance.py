@@ -34,7 +34,7 @@ def test_a_meaningful_name_is_evidence_and_a_neutral_one_is_not():
     assert table_text("sports/club.csv", "id, name") == "sports club: id, name"
 
 
-def test_the_chosen_set_stops_where_expected_f1_peaks():
+def test_the_chosen_set_stops_where_expected_f1_plus_completeness_peaks():
     tables = np.arange(6)
     shard_of = np.arange(6)
     # two likely tables, then unlikely ones: the set stops after two
@@ -42,10 +42,29 @@ def test_the_chosen_set_stops_where_expected_f1_peaks():
     # a third table more likely needed than not joins; the budget caps the size
     assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), shard_of, 10) == [0, 1, 2]
     assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), shard_of, 2) == [0, 1]
-    # leaning towards recall takes a doubtful table that F1 leaves out
+    # a doubtful third table: F1 alone leaves it out; the chance of a complete answer (0.65 -> 0.92) takes it,
+    # as does leaning towards recall
     p = np.array([0.95, 0.9, 0.3, 0.05, 0.02, 0.01])
-    assert 2 not in choose(tables, p, shard_of, 10)
-    assert 2 in choose(tables, p, shard_of, 10, recall_weight=3.0)
+    assert choose(tables, p, shard_of, 10, completeness=0.0) == [0, 1]
+    assert choose(tables, p, shard_of, 10) == [0, 1, 2]
+    assert choose(tables, p, shard_of, 10, recall_weight=3.0, completeness=0.0) == [0, 1, 2]
+
+
+def test_a_feature_constant_in_training_is_ignored_not_saturated():
+    from raylake.relevance.classifier import CompletionClassifier
+
+    rng = np.random.default_rng(0)
+    X = np.zeros((400, 3), np.float32)
+    X[:, 0] = rng.normal(size=400)
+    X[:, 1] = rng.normal(size=400)  # noise; column 2 is 0 in every training row (names of a neutral-name lake)
+    y = (X[:, 0] > 0).astype(np.float32)
+    clf = CompletionClassifier(3, hidden=8)
+    clf.fit(X, y, epochs=300)
+    probe = np.array([[2.0, 0.0, 0.0], [-2.0, 0.0, 0.0]], np.float32)
+    shifted = probe.copy()
+    shifted[:, 2] = 0.7  # a value the training never saw in that column
+    assert clf.predict(probe)[0] > 0.8 and clf.predict(probe)[1] < 0.2
+    np.testing.assert_allclose(clf.predict(shifted), clf.predict(probe), atol=1e-6)
 
 
 def test_shards_are_taken_together():
@@ -81,7 +100,7 @@ def test_training_lowers_the_loss_and_the_saved_model_ranks_a_known_table_first(
     lr = RelevanceModel.load(out).for_lake(index, cache=False)
     s = lr.scores("How many players does each club have?")
     assert index.paths[int(np.argmax(s))] in ("sports/player.csv", "sports/club.csv")
-    cand, _, p = lr.rank("Which hospitals have more than 100 beds?")
+    cand, p = lr.rank("Which hospitals have more than 100 beds?")
     assert index.paths[int(cand[np.argmax(p)])] == "misc/hospitals.csv"
 
 
@@ -92,7 +111,7 @@ def test_the_engine_joins_the_tables_the_model_chooses(trained, example_index):
     eng = Engine(example_index, relevance=out)
     ans = eng.ask("How many players does each club have?", budget=10)
     assert {"sports/club.csv", "sports/player.csv"} <= set(ans.paths)
-    # the beam's plan first, then what the model adds; every table the model chose carries its probability
+    # the model's tables joined best first; every table it chose carries its probability
     assert any("relevance" in t for t in ans.tables)
     joins = [s for s in ans.to_json()["plan"] if s["op"] == "join"]
     assert joins and all(s["keys"]["anchor_column"] and s["keys"]["new_column"] for s in joins)
