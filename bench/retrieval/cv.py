@@ -9,7 +9,7 @@ train.fit``, the code ``raylake relevance train`` runs) and every method that le
 scored on this fold's questions only:
 
 - ``raylake`` — the engine with that model (``Engine.prepare`` + ``Engine.finish``: the
-  beam's plan, then the learned completion and the graph's joins);
+  learned completion's tables, joined by the graph; the beam's plan is the classifier's context);
 - ``dense_ft`` — the same fine-tuned bi-encoder as a plain top-L retriever (DTR-style,
   trained on the same folds);
 
@@ -80,6 +80,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--recall-weights", type=float, nargs="*", default=[],
                    help="also score the engine with these β² of the expected F-beta stop (raylake_b<β²>): the "
                         "operating points of the same fold models; the default β² = 1 is fixed in advance, not chosen here")
+    p.add_argument("--completeness", type=float, nargs="*", default=[],
+                   help="also score the engine with these weights γ of P(sufficient) in the stop (raylake_g<γ>; "
+                        "0: the expected F-beta alone); the default γ = 1 is fixed in advance, not chosen here")
     return p
 
 
@@ -212,8 +215,12 @@ def _main(args) -> int:
                 lats[str(b)][q["id"]] = round(ms, 3)
         record("dense", preds, lats, {"params": "untuned MiniLM over name words + headers + first rows (128 tokens)"})
 
-    weights = [w for w in dict.fromkeys(args.recall_weights) if w != cfg.recall_weight]
-    by_weight = {w: ({str(b): {} for b in budgets}, {str(b): {} for b in budgets}) for w in weights}
+    # other operating points of the same fold models: (name, the relevance config that scores it)
+    points = [(f"raylake_b{w:g}", replace(cfg, recall_weight=w)) for w in dict.fromkeys(args.recall_weights)
+              if w != cfg.recall_weight]
+    points += [(f"raylake_g{g:g}", replace(cfg, completeness=g)) for g in dict.fromkeys(args.completeness)
+               if g != cfg.completeness]
+    by_weight = {name: (rc, {str(b): {} for b in budgets}, {str(b): {} for b in budgets}) for name, rc in points}
 
     ctx0 = engine.ctx
 
@@ -222,8 +229,8 @@ def _main(args) -> int:
         for q in qs:
             index.embedder.clear_cache()
             p = preps[q["id"]]
-            for w, (preds_w, lats_w) in [(None, (preds_rl, lats_rl))] + (list(by_weight.items()) if name_ft else []):
-                engine.ctx = ctx0 if w is None else replace(ctx0, relevance=replace(cfg, recall_weight=w))
+            for rc, preds_w, lats_w in [(None, preds_rl, lats_rl)] + (list(by_weight.values()) if name_ft else []):
+                engine.ctx = ctx0 if rc is None else replace(ctx0, relevance=rc)
                 for b in budgets:
                     t = time.perf_counter()
                     ans = engine.finish(p, b)
@@ -276,9 +283,10 @@ def _main(args) -> int:
             evaluate(name_rl, name_ft, model, test_q, info)
             record(name_rl, preds_rl, lats_rl, {"params": "Engine with the fold's relevance model", "folds_done": f + 1})
             if name_ft:
-                for w, (preds_w, lats_w) in by_weight.items():
-                    record(f"raylake_b{w:g}", preds_w, lats_w,
-                           {"params": f"the fold models, expected F-beta stop with beta^2 = {w:g}", "folds_done": f + 1})
+                for name, (rc, preds_w, lats_w) in by_weight.items():
+                    record(name, preds_w, lats_w,
+                           {"params": f"the fold models, stop at beta^2 = {rc.recall_weight:g}, gamma = {rc.completeness:g}",
+                            "folds_done": f + 1})
             if name_ft:
                 record(name_ft, preds_ft, lats_ft, {"params": "the fold's fine-tuned bi-encoder, top L", "folds_done": f + 1})
     result["meta"]["wall_s"] = round(time.time() - result["meta"]["started_unix"], 1)
