@@ -95,7 +95,8 @@ class IntentConfig:
     coherence: float = 0.5  # ξ: weight of the chosen tables' join-path cost (their MST) in the joint choice
     joint_context: float = 0.1  # μ: credit per attribute/value mention the chosen tables explain
     joint_width: int = 6  # candidate tables per entity in the joint choice
-    max_joint: int = 3000  # most table sets tried (the width shrinks with many entities)
+    max_joint: int = 3000  # most table sets enumerated exactly (the width shrinks with many entities, to 2); more: a beam
+    joint_beam: int = 32  # partial table sets kept per entity where the sets exceed max_joint (see JointChooser.beam)
     max_cost: float = 1.5  # path cost of two tables the lake does not connect within 2 links
     near_context: float = 0.15  # ζ: weight of the neighbourhood context in an entity's table ranking
     max_context: float = 0.45  # cap of that context bonus (a table's own name counts most)
