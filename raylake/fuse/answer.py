@@ -57,7 +57,8 @@ _ORDER = re.compile(r"\b(?:order(?:ed)?|sort(?:ed)?|rank(?:ed)?)\b(?:\s+\w+){0,4
 class QueryAnswer:
     """The answer rows (``columns``, ``rows``; at most ``max_rows`` kept, ``total_rows`` counted),
     the SQL that computes them, or ``rows is None`` with the ``reason`` the grammar could not
-    express the question."""
+    express the question. ``source`` says what wrote the SQL: ``offline`` (this grammar) or
+    ``llm`` (the NL2SQL agent, :mod:`raylake.fuse.nl2sql`, whose ``turns`` log each query it tried)."""
 
     sql: str | None
     columns: list[str] = field(default_factory=list)
@@ -65,6 +66,8 @@ class QueryAnswer:
     total_rows: int = 0
     warnings: list[str] = field(default_factory=list)
     reason: str | None = None
+    source: str = "offline"
+    turns: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict | None:
         if self.rows is None:
