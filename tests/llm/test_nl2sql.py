@@ -175,3 +175,33 @@ def test_cli_ask_json_with_the_endpoint_configured(server, example_index, exampl
     # the agent's prompt named the plan's tables only: its SQL may read those and no other
     assert all(f'"{s["new"]}" (' in server.chats[1]["messages"][1]["content"] for s in out["plan"])
     assert len(server.chats) == 3
+
+
+def test_answer_bench_scores_the_agent_against_the_server(server, example_index, example_lake, monkeypatch, tmp_path, capsys):
+    """bench.answers --llm: the agent's settings are scored beside the grammar's, by question type."""
+    from bench.answers import main as bench_main
+
+    counts = usa_counts(example_lake)
+    qs = tmp_path / "q.jsonl"
+    qs.write_text(json.dumps({"id": "q1", "question": QUESTION, "gold_tables": TABLES,
+                              "gold_sql": "SELECT c.name, count(*) FROM player JOIN club c WHERE region = 'USA' GROUP BY 1"}) + "\n")
+    gold = tmp_path / "a.jsonl"
+    gold.write_text(json.dumps({"id": "q1", "columns": ["name", "n"], "rows": [list(x) for x in counts.items()], "ordered": False}) + "\n")
+    out = tmp_path / "r.json"
+    args = ["--index-dir", example_index, "--questions", str(qs), "--answers", str(gold), "--relevance", "off", "--out", str(out)]
+    with pytest.raises(SystemExit) as exc:  # no endpoint: one line, exit 2
+        monkeypatch.setattr(RaylakeContext, "_current", RaylakeContext(llm=LLMConfig(base_url=None)))
+        bench_main(args + ["--llm"])
+    assert exc.value.code == 2 and "no LLM endpoint configured" in capsys.readouterr().err
+
+    monkeypatch.setattr(RaylakeContext, "_current", RaylakeContext(llm=LLMConfig(base_url=server.url, model="sql-test")))
+    server.script = [WRONG, RIGHT] + [RIGHT] * 8  # the raylake plan's prompt may differ from the gold tables' one
+    assert bench_main(args + ["--llm"]) == 0
+    res = json.loads(out.read_text())
+    assert set(res["settings"]) == {"gold_tables", "raylake", "llm_gold_tables", "llm_raylake"}
+    llm = res["settings"]["llm_gold_tables"]
+    assert llm["exact"] == 1.0 and llm["fallback"] == 0.0 and llm["turns"] == 2.0
+    assert llm["by_type"] == {"group": {"n": 1, "f1": 1.0, "exact": 1.0, "declined": 0.0, "fallback": 0.0, "turns": 2.0}}
+    row = res["per_question"]["llm_gold_tables"][0]
+    assert row["source"] == "llm" and row["sql"].startswith("WITH ") and res["llm"]["model"] == "sql-test"
+    assert "fallback" not in res["settings"]["gold_tables"]
