@@ -189,6 +189,18 @@ class ToolsConfig:
 
 
 @dataclass
+class NL2SQLConfig:
+    """The NL2SQL agent (:mod:`raylake.fuse.nl2sql`, Octopus Sec. 3.5 / 5.3), used when an LLM endpoint is configured."""
+
+    # LLM replies per question: Octopus caps its discovery agent at 30 turns over a whole lake; here the
+    # tables are given, and a write, a fixed error and a fixed filter value take 3 — 8 leaves room for probes
+    max_turns: int = 8
+    max_seconds: float = 120.0  # wall clock per question (Octopus: 300 s for discovery, the harder search)
+    sample_rows: int = 3  # rows of each plan table shown in the first prompt (values' spelling and format, few tokens)
+    result_rows: int = 10  # rows of a query's result quoted back to the model (enough to check it, not to flood it)
+
+
+@dataclass
 class RaylakeContext:
     index: IndexConfig = field(default_factory=IndexConfig)
     igms: IGMSConfig = field(default_factory=IGMSConfig)
@@ -198,6 +210,7 @@ class RaylakeContext:
     learn: LearnConfig = field(default_factory=LearnConfig)
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    nl2sql: NL2SQLConfig = field(default_factory=NL2SQLConfig)
 
     _current = None
     _lock = threading.Lock()

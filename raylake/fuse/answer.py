@@ -57,7 +57,8 @@ _ORDER = re.compile(r"\b(?:order(?:ed)?|sort(?:ed)?|rank(?:ed)?)\b(?:\s+\w+){0,4
 class QueryAnswer:
     """The answer rows (``columns``, ``rows``; at most ``max_rows`` kept, ``total_rows`` counted),
     the SQL that computes them, or ``rows is None`` with the ``reason`` the grammar could not
-    express the question."""
+    express the question. ``source`` says what wrote the SQL: ``offline`` (this grammar) or
+    ``llm`` (the NL2SQL agent, :mod:`raylake.fuse.nl2sql`, whose ``turns`` log each query it tried)."""
 
     sql: str | None
     columns: list[str] = field(default_factory=list)
@@ -65,6 +66,8 @@ class QueryAnswer:
     total_rows: int = 0
     warnings: list[str] = field(default_factory=list)
     reason: str | None = None
+    source: str = "offline"
+    turns: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict | None:
         if self.rows is None:
@@ -164,7 +167,12 @@ class _Writer:
         return self.part[column]
 
     def filters(self) -> list[str]:
+        """The WHERE terms, one per value leaf (two '=' values of one attribute: one OR term).
+        ``self.terms`` keeps each term's column and values (where the question says them),
+        ``self.either`` each OR term with its one-value terms (an intersection's operands)."""
         out = []
+        self.terms: list[tuple[str, str, list[str]]] = []
+        self.either: list[tuple[str, list[str]]] = []
         for tree in self.graph.trees:
             for attr in tree.attributes:
                 if not attr.values:
@@ -178,19 +186,22 @@ class _Writer:
                 if "between" in ops and len(attr.values) == 2:
                     lo, hi = sorted(attr.values, key=lambda v: (_number(v) is None, _number(v) or 0, v))
                     out.append(f"{self.cmp(col, '>=', lo)} AND {self.cmp(col, '<=', hi)}")
+                    self.terms.append((out[-1], col, list(attr.values)))
                     continue
                 terms = []
                 for v, op in zip(attr.values, ops):
                     if op not in _OPS:
                         raise _Unanswerable(f"the comparison '{op}' on '{attr.name}' is not in the offline grammar")
                     terms.append(self.cmp(col, op, v))
-                eq = [t for t, op in zip(terms, ops) if op == "="]
-                rest = [t for t, op in zip(terms, ops) if op != "="]
+                eq = [(t, v) for t, op, v in zip(terms, ops, attr.values) if op == "="]
+                rest = [(t, [v]) for t, op, v in zip(terms, ops, attr.values) if op != "="]
                 if len(eq) > 1:  # two values of one attribute: either one ('in 2009 or 2010')
-                    rest.append("(" + " OR ".join(eq) + ")")
+                    rest.append(("(" + " OR ".join(t for t, _ in eq) + ")", [v for _, v in eq]))
+                    self.either.append((rest[-1][0], [t for t, _ in eq]))
                 else:
-                    rest += eq
-                out += rest
+                    rest += [(t, [v]) for t, v in eq]
+                out += [t for t, _ in rest]
+                self.terms += [(t, col, vs) for t, vs in rest]
         return out
 
     @staticmethod
@@ -244,13 +255,10 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
     try:
         if graph is None or not graph.trees:
             raise _Unanswerable("no intent graph")
-        if _NEGATION.search(question) and not any(
-                "!=" in a.evidence.get("compare", {}).values() for t in graph.trees for a in t.attributes):
-            raise _Unanswerable("the question negates or intersects ('not', 'no', 'without', 'both'), which the "
-                                "intent graph does not mark: set operations are not in the offline grammar")
-        if fused.table.num_rows == 0:
-            raise _Unanswerable("the fused plan has no rows")
         where = w.filters()
+        setop = _set_operation(question, graph, w)
+        if fused.table.num_rows == 0 and not (setop and setop[0] == "except"):
+            raise _Unanswerable("the fused plan has no rows")
         asked = []  # (tree, attribute, fused column, aggregate)
         for tree in graph.trees:
             for attr in tree.attributes:
@@ -307,6 +315,19 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                 raise _Unanswerable("the question asks for no attribute the grammar can project")
             select = [_q(col)]
 
+        con = duckdb.connect()
+        con.register("fused", fused.table)
+        distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
+        if setop and setop[0] == "except":
+            read_cols = [a[2] for a in plain + aggs if a[2]] or ([w.entity_column(graph.trees[0])] if graph.trees else [])
+            source, where, k = _except(w, fused, where, [c for c in read_cols if c], setop[1])
+            con.register(f"q{k}", fused.part_tables[k])
+            sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit)
+            full = "WITH " + ",\n".join(fused.ctes + [f"fused AS (\n{fused.final}\n)"]) + "\n" + sql
+            return _run(con, sql, full, run, max_rows, [])
+        if setop and (aggs or group or order or limit):
+            raise _Unanswerable("'both' beside an aggregate, a group or an order: the grammar intersects plain rows only")
+
         # cardinality: parts the answer reads, and whether only-joined parts repeat their rows
         read = {w.part_of(a[2]) for a in plain + aggs if a[2]}
         entity = next(iter(w.tree_tables(graph.trees[0])), None)
@@ -315,18 +336,16 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             read.add(w.part_of(ent_cols[0]))  # 'how many players …': the players are what is counted
         read |= {w.part_of(c) for c in _quoted(where)}
         read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
-        con = duckdb.connect()
-        con.register("fused", fused.table)
         warnings, source = [], "fused"
         # the de-duplicated source holds the read parts' columns only: use it when the query names no other
         referenced = _quoted(select + where + group + [order or ""])
         if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols):
             proj = ", ".join(_q(c) for c in read_cols)
-            distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
-            if distinct < fused.table.num_rows:
+            n_distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
+            if n_distinct < fused.table.num_rows:
                 others = [p["label"] for p in fused.parts if p["label"] not in read]
                 warnings.append(f"the joins of {', '.join(others)} (read for no answer column) repeat rows: {fused.table.num_rows} "
-                                f"fused rows hold {distinct} distinct rows of the parts the answer reads, each read once")
+                                f"fused rows hold {n_distinct} distinct rows of the parts the answer reads, each read once")
                 source = f"(SELECT DISTINCT {proj} FROM fused) AS fused"
         if ent_cols and (aggs or how_many) and len(read) > 1:
             proj = ", ".join(_q(c) for c in ent_cols)
@@ -343,31 +362,93 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             if kept < part["rows"]:
                 warnings.append(f"only {kept} of the {part['rows']} rows of {part['label']} match the plan's joins; "
                                 "the answer reads those")
-        distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
-        sql = f"SELECT {distinct}{', '.join(select)}\nFROM {source}"
-        if where:
-            sql += "\nWHERE " + " AND ".join(where)
-        if group:
-            sql += "\nGROUP BY " + ", ".join(group)
-        if order:
-            sql += "\n" + order
-        if limit:
-            sql += f"\nLIMIT {int(limit)}"
+        if setop:  # 'both A and B': the rows of A intersected with the rows of B ('either' holds their terms)
+            either, operands = w.either[0]
+            base = [t for t in where if t != either]
+            sql = "\nINTERSECT\n".join(_clauses(f"SELECT {', '.join(select)}\nFROM {source}", base + [op], [], None, None)
+                                        for op in operands)
+        else:
+            sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit)
         full = f"WITH fused AS (\n{fused.sql}\n)\n{sql}" if fused.sql else sql
-        if not run:
-            con.close()
-            return QueryAnswer(full, warnings=warnings)
-        try:
-            rel = con.sql(sql)
-            columns = list(rel.columns)
-            table = rel.arrow()
-        except duckdb.Error as exc:  # a query the grammar wrote wrong: no answer beats a traceback
-            con.close()
-            return QueryAnswer(full, reason=f"the answer query failed in DuckDB ({type(exc).__name__}); please report it", warnings=warnings)
-        if not isinstance(table, pa.Table):
-            table = table.read_all()
-        con.close()
-        rows = [[_as_cell(x) for x in r.values()] for r in table.slice(0, max_rows).to_pylist()]
-        return QueryAnswer(full, columns, rows, table.num_rows, warnings)
+        return _run(con, sql, full, run, max_rows, warnings)
     except _Unanswerable as exc:
         return QueryAnswer(None, reason=str(exc))
+
+
+def _clauses(head: str, where: list[str], group: list[str], order: str | None, limit: int | None) -> str:
+    sql = head
+    if where:
+        sql += "\nWHERE " + " AND ".join(where)
+    if group:
+        sql += "\nGROUP BY " + ", ".join(group)
+    if order:
+        sql += "\n" + order
+    if limit:
+        sql += f"\nLIMIT {int(limit)}"
+    return sql
+
+
+def _run(con, sql: str, full: str, run: bool, max_rows: int, warnings: list[str]) -> QueryAnswer:
+    """Execute ``sql`` on ``con`` (``full``: the same, self-contained, as the answer shows it)."""
+    import duckdb
+
+    if not run:
+        con.close()
+        return QueryAnswer(full, warnings=warnings)
+    try:
+        rel = con.sql(sql)
+        columns = list(rel.columns)
+        table = rel.arrow()
+    except duckdb.Error as exc:  # a query the grammar wrote wrong: no answer beats a traceback
+        con.close()
+        return QueryAnswer(full, reason=f"the answer query failed in DuckDB ({type(exc).__name__}); please report it", warnings=warnings)
+    if not isinstance(table, pa.Table):
+        table = table.read_all()
+    con.close()
+    rows = [[_as_cell(x) for x in r.values()] for r in table.slice(0, max_rows).to_pylist()]
+    return QueryAnswer(full, columns, rows, table.num_rows, warnings)
+
+
+def _set_operation(question: str, graph, w: _Writer) -> tuple[str, int] | None:
+    """``("except", where the cue starts)`` for 'not', 'never', 'without', 'no', 'none', "n't";
+    ``("intersect", 0)`` for 'both' where an attribute has two '=' values ('both the races named A
+    and the races named B'); ``None`` where the graph marks the negation itself (a ``!=``) or
+    'both' has no such attribute ('list both title and id': a plain conjunction)."""
+    if any("!=" in a.evidence.get("compare", {}).values() for t in graph.trees for a in t.attributes):
+        return None
+    cues = list(_NEGATION.finditer(question))
+    negations = [m for m in cues if m.group(0).lower() != "both"]
+    if negations:
+        return "except", negations[0].start()
+    if cues and w.either:
+        return "intersect", 0
+    return None
+
+
+def _except(w: _Writer, fused: Fused, where: list[str], read_cols: list[str], cue: int) -> tuple[str, list[str], int]:
+    """A set difference: ``(FROM clause, WHERE terms, part index)``.
+
+    The answer reads the rows of one part E (the table of the asked columns) that do not occur
+    in the fused join under the negated filters: ``FROM q<k> AS e WHERE <outer> AND NOT EXISTS
+    (SELECT 1 FROM fused AS f WHERE <inner> AND f.c IS NOT DISTINCT FROM e.c …)`` over every
+    column c of E. A filter on E whose value the question says before the cue ('members from
+    USA who did not …') is outer; every other filter is what the question negates ('… haven't
+    built a mill before 1850'). The fusion's inner joins dropped the rows of E that match nothing,
+    so E is read from its own part (``Fused.part_tables``), not from the fused table."""
+    parts = {w.part_of(c) for c in read_cols}
+    if len(parts) != 1:
+        raise _Unanswerable("the question negates ('not', 'no', 'without'), and a set difference is over one table's rows, "
+                            f"but the answer reads {len(parts) or 'no'} tables' columns")
+    label = parts.pop()
+    k = next(i for i, p in enumerate(fused.parts) if p["label"] == label)
+    lower = w.question.lower()
+    outer, inner = [], []
+    for term, col, values in w.terms:
+        said = [lower.find(v.lower()) for v in values if v.lower() in lower]
+        (outer if w.part_of(col) == label and said and min(said) < cue else inner).append(term)
+    others = {w.part[c] for c in fused.table.column_names if c in w.part} - {label}
+    if not inner and not others:
+        raise _Unanswerable("the question negates ('not', 'no', 'without'), but the plan holds nothing beside the asked "
+                            "table for the answer to exclude")
+    ident = [f"f.{_q(c)} IS NOT DISTINCT FROM e.{_q(c)}" for c in fused.part_tables[k].column_names if c != f"_src{k}"]
+    return f"q{k} AS e", outer + [f"NOT EXISTS (SELECT 1 FROM fused AS f WHERE {' AND '.join(inner + ident)})"], k

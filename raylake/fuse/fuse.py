@@ -71,6 +71,12 @@ class Fused:
     # each plan table's column -> its fused column name ("<part>.<canonical column>"), so later
     # stages (raylake.fuse.answer) name a lake column the way fusion did
     names: dict[str, dict[str, str]] = field(default_factory=dict)
+    # each part before the joins (``q<k>``: its fused column names, ``_src<k>``), in ``parts`` order, and
+    # ``sql`` as its CTEs (``p<k>``, ``q<k>``, ``j<i>``) and final SELECT: a set difference reads
+    # the rows of a part that the joins dropped (raylake.fuse.answer)
+    part_tables: list[pa.Table] = field(default_factory=list, repr=False)
+    ctes: list[str] = field(default_factory=list, repr=False)
+    final: str = ""
 
     def summary(self) -> dict:
         return {
@@ -262,6 +268,7 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
         ctes.append(f"q{k} AS ({part_sql})")
         part_info.append({"label": labels[k], "tables": members, "rows": con.sql(f"SELECT count(*) FROM q{k}").fetchall()[0][0]})
 
+    part_tables = [_arrow(con.sql(f"SELECT * FROM q{k}")) for k in range(len(parts))]
     types = {}
     for k in range(len(parts)):
         rel = con.sql(f"SELECT * FROM q{k} LIMIT 0")
@@ -323,10 +330,15 @@ def fuse(steps: list[dict], lake_root: str, max_rows: int = 1_000_000, reader=re
     prov = f"concat_ws('{_SEP}', {', '.join(srcs)})" if len(srcs) > 1 else srcs[0]
     select = ", ".join(_q(c) for c in cols)
     final = f"SELECT {select}{', ' if select else ''}{prov} AS _provenance FROM {current}"
-    table = con.sql(final).arrow()
-    if not isinstance(table, pa.Table):  # DuckDB ≥ 1.4 may hand back a RecordBatchReader
-        table = table.read_all()
+    table = _arrow(con.sql(final))
     con.close()
     sql = "WITH " + ",\n".join(ctes) + "\n" + final
     names = {m: {c: f"{labels[part_of[m]]}.{canon[m][c]}" for c in canon[m]} for m in canon}
-    return Fused(table, part_info, fused_steps, truncated, warnings, sql=sql, names=names)
+    return Fused(table, part_info, fused_steps, truncated, warnings, sql=sql, names=names, part_tables=part_tables,
+                 ctes=ctes, final=final)
+
+
+def _arrow(rel) -> pa.Table:
+    table = rel.arrow()
+    # DuckDB ≥ 1.4 may hand back a RecordBatchReader
+    return table if isinstance(table, pa.Table) else table.read_all()

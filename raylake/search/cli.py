@@ -29,9 +29,10 @@ def register(subparsers) -> None:
     s.add_argument("--fuse", action="store_true", help="with --questions: also fuse each plan (summary only)")
     s.add_argument("--no-fuse", action="store_true", help="skip fusion and the answer (plan only)")
     s.add_argument("--sql-only", action="store_true",
-                   help="print the answer's SQL without running it (the plan is still fused, to know which joins keep rows)")
+                   help="print the answer's SQL without running it (the plan is still fused, to know which joins keep rows; "
+                        "the NL2SQL agent, with an LLM configured, runs its queries to refine them)")
     s.add_argument("--preview", type=int, default=5, metavar="N", help="fused rows to show (default 5)")
-    s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured")
+    s.add_argument("--offline", action="store_true", help="never call the LLM endpoint, even when one is configured (offline intent and answer grammar)")
     s.add_argument("--model-dir", default=None, metavar="DIR", help="a trained value-network checkpoint (raylake train) to guide search")
     s.add_argument("--relevance", default="default", metavar="DIR",
                    help="learned relevance model folder (raylake relevance train); 'default': the packaged one; 'off': the beam's plan alone")
@@ -60,9 +61,7 @@ def _engine(args):
 
         client = LLMClient()
         if client.available:
-            from raylake.intent.llm import LLMExtractor
-
-            eng.extractor = LLMExtractor(client, fallback=eng.offline.extract, ground=eng.offline.ground)
+            eng.use_llm(client)
     if loud:
         say(f"loaded in {time.perf_counter() - t:.1f} s")
     return eng
@@ -197,8 +196,13 @@ def print_answer(a: dict, file=sys.stdout) -> None:
             w(f"No answer: {a.get('answer_reason')}")
         else:
             ans = a["answer"]
-            w("SQL:")
-            w("  " + a["sql"].split("\n)\n", 1)[-1].replace("\n", "\n  ") + "\n  -- fused: WITH fused AS (the fusion's SQL); --json has all")
+            if a.get("answer_source") == "llm":
+                ran = [t["sql"] for t in a.get("answer_turns", []) if "rows" in t and not t.get("probe")]
+                w(f"SQL (NL2SQL agent, {len(a['answer_turns'])} turns):")
+                w("  " + ran[-1].replace("\n", "\n  ") + "\n  -- each table: a CTE over its file; --json has all")
+            else:
+                w("SQL (offline grammar):")
+                w("  " + a["sql"].split("\n)\n", 1)[-1].replace("\n", "\n  ") + "\n  -- fused: WITH fused AS (the fusion's SQL); --json has all")
             w(f"Answer: {ans['total_rows']:,} rows")
             for warn in ans.get("warnings", []):
                 w(f"  warning: {warn}")

@@ -52,6 +52,8 @@ class Answer:
     extra: dict = field(default_factory=dict)
     lake_root: str | None = field(default=None, repr=False)  # where fusion reads the tables (set by Engine.ask)
     max_fused_rows: int | None = field(default=None, repr=False)  # None: the current context's SearchConfig
+    # the NL2SQL agent (raylake.fuse.nl2sql) that writes the answer query when an LLM is configured
+    agent: object = field(default=None, repr=False, compare=False)
     _fusion: Fused | None = field(default=None, repr=False, compare=False)
     _query: QueryAnswer | None = field(default=None, repr=False, compare=False)
 
@@ -78,15 +80,27 @@ class Answer:
         return self._fusion
 
     def query(self, run: bool = True, max_rows: int | None = None) -> QueryAnswer:
-        """The answer rows: a DuckDB query over the fused plan written from the intent graph
-        (:func:`raylake.fuse.answer.answer_query`), run on first use and kept. ``run=False``
-        writes the query without executing it. Its SQL is :attr:`answer_sql`; :attr:`sql` is
-        the fusion alone."""
+        """The answer rows: a DuckDB query over the plan, run on first use and kept. With an
+        :attr:`agent` (an LLM is configured) the NL2SQL agent writes it over the plan's tables
+        (:mod:`raylake.fuse.nl2sql`; it runs its queries to refine them, so ``run=False`` runs
+        them too); otherwise, or when the agent finds no answer, the offline grammar writes it
+        over the fused plan from the intent graph (:func:`raylake.fuse.answer.answer_query`),
+        and ``run=False`` writes it without executing it. ``QueryAnswer.source`` says which.
+        Its SQL is :attr:`answer_sql`; :attr:`sql` is the fusion alone."""
         if self._query is None or (run and self._query.rows is None and self._query.reason is None):
             from raylake.fuse.answer import answer_query
 
             rows = max_rows or RaylakeContext.get_current().search.max_answer_rows
+            tried = None
+            if self.agent is not None and self.steps:
+                tried = self.agent.answer(self.question, self.paths, self.steps, max_rows=rows)
+                if tried.rows is not None:
+                    self._query = tried
+                    return tried
             self._query = answer_query(self.question, self.intent, self.fusion(), max_rows=rows, run=run)
+            if tried is not None:  # the agent's failed turns stay visible beside the grammar's answer
+                self._query.warnings.insert(0, f"{tried.reason}; the offline grammar answered instead")
+                self._query.turns = tried.turns
         return self._query
 
     @property
@@ -150,8 +164,9 @@ class Answer:
             "reason": self.reason,
             **{k: v for k, v in self.extra.items() if k != "plan_json"},
             # the answer (only once asked for): its query and rows, or null with the reason
-            **({"sql": self._query.sql, "answer": self._query.to_json(), "answer_reason": self._query.reason}
-               if self._query is not None else {}),
+            **({"sql": self._query.sql, "answer": self._query.to_json(), "answer_reason": self._query.reason,
+                "answer_source": self._query.source} if self._query is not None else {}),
+            **({"answer_turns": self._query.turns} if self._query is not None and self._query.turns else {}),
         }
 
 
@@ -165,6 +180,7 @@ class Engine:
         self.lexicon = Lexicon(self.index)
         self.offline = OfflineExtractor(self.index, self.lexicon)
         self.extractor = extractor  # an LLM extractor (falls back to offline), or None
+        self.nl2sql = None  # the NL2SQL agent (raylake.fuse.nl2sql.NL2SQLAgent) when an LLM is configured, or None
         self.graph = self.index.graph
         if scorer is None and model_dir:  # a trained value network (raylake train) ranks the beam
             from raylake.learn.scorer import QScorer
@@ -194,7 +210,7 @@ class Engine:
         writes the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the
         answer; ``answer`` also writes (and, with ``run``, executes) the answer query (:meth:`Answer.query`)."""
         result = self.finish(self.prepare(question, beam), budget, fuse or answer, out, preview)
-        result.lake_root, result.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
+        result.lake_root, result.max_fused_rows, result.agent = self.index.lake_root, self.ctx.search.max_fused_rows, self.nl2sql
         return self.answer(result, run) if answer else result
 
     def answer(self, result: Answer, run: bool = True) -> Answer:
@@ -215,8 +231,19 @@ class Engine:
         tabs, plan_json = self._explain(plan, prep.support, {})
         result = Answer(question, prep.graph, prep.source, plan, tabs, dict(prep.timings), None, None,
                         {"plan_json": plan_json})
-        result.lake_root, result.max_fused_rows = self.index.lake_root, self.ctx.search.max_fused_rows
+        result.lake_root, result.max_fused_rows, result.agent = self.index.lake_root, self.ctx.search.max_fused_rows, self.nl2sql
         return result
+
+    def use_llm(self, client) -> None:
+        """Let ``client`` (:class:`raylake.llm.LLMClient`, an endpoint configured) extract intents and
+        write answers, each falling back to its offline counterpart when the LLM cannot (``raylake ask``
+        without ``--offline``)."""
+        from raylake.fuse.nl2sql import NL2SQLAgent
+        from raylake.intent.llm import LLMExtractor
+        from raylake.tools.base import Toolbox
+
+        self.extractor = LLMExtractor(client, fallback=self.offline.extract, ground=self.offline.ground)
+        self.nl2sql = NL2SQLAgent(client, Toolbox(self.index, self.ctx), self.ctx.nl2sql)
 
     def prepare(self, question: str, beam: int | None = None, context: bool | None = None) -> "Prepared":
         """What does not depend on the budget: the intent graph, its support matrix and — when the

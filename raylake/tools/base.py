@@ -20,11 +20,13 @@ class ToolError(RaylakeError):
 class Toolbox:
     """One index opened for tool calls; ``call(name, **args)`` runs a tool by name."""
 
-    def __init__(self, index_dir: str, ctx: RaylakeContext | None = None):
+    def __init__(self, index_dir, ctx: RaylakeContext | None = None):
+        """``index_dir``: an index folder, or a loaded :class:`~raylake.index.reader.LakeIndex`
+        (the engine's own, so ``raylake ask``'s NL2SQL agent loads nothing twice)."""
         from raylake.index.reader import LakeIndex  # numpy and Parquet: not on every CLI start
 
         self.ctx = ctx or RaylakeContext.get_current()
-        self.index = LakeIndex.load(index_dir)
+        self.index = index_dir if isinstance(index_dir, LakeIndex) else LakeIndex.load(index_dir)
         self.cfg = self.ctx.tools
 
     @property

@@ -90,8 +90,9 @@ class LakeSQL:
         self.con.execute("SET threads=2")  # a tool call shares the machine with search and other calls
         self.con.execute("SET lock_configuration=true")
 
-    def check(self, query: str) -> set[str]:
-        """The lake paths ``query`` reads, or a one-line refusal of why it may not run."""
+    def check(self, query: str, allowed: set[str] | None = None) -> set[str]:
+        """The lake paths ``query`` reads, or a one-line refusal of why it may not run; with
+        ``allowed``, a lake path outside it is refused too (the NL2SQL agent reads its plan's tables only)."""
         import duckdb
 
         if not isinstance(query, str) or not query.strip():
@@ -118,33 +119,46 @@ class LakeSQL:
         for schema, name in found["tables"]:
             if not schema and name.lower() in found["ctes"]:
                 continue
+            full = f"{schema}.{name}" if schema else name
+            if allowed is not None and (schema or name not in allowed):
+                raise ToolError(f"table {full!r} is not one of this query's tables ({', '.join(map(repr, sorted(allowed)))}): refused")
             if schema or name not in self.tb.index.path_id:
-                full = f"{schema}.{name}" if schema else name
                 raise ToolError(f"no table {full!r} in the lake index: {FILE_HINT.format(example=example)}")
             paths.add(name)
         return paths
 
-    def view(self, path: str) -> None:
-        if path in self.views:
-            return
+    def source(self, path: str) -> str:
+        """The DuckDB table function reading lake table ``path`` (the view's body; a query written
+        over the views runs outside the harness with these as its CTEs)."""
         from raylake.lake.read import file_kind
 
         loc = os.path.realpath(self.tb.location(path))
-        reader = "read_parquet" if file_kind(path) == "parquet" else "read_csv"
+        return f"{'read_parquet' if file_kind(path) == 'parquet' else 'read_csv'}({_lit(loc)})"
+
+    def view(self, path: str) -> None:
+        if path in self.views:
+            return
         import duckdb
 
         try:
-            self.con.execute(f"CREATE VIEW {quote(path)} AS SELECT * FROM {reader}({_lit(loc)})")
+            self.con.execute(f"CREATE VIEW {quote(path)} AS SELECT * FROM {self.source(path)}")
         except duckdb.Error as exc:
             raise ToolError(f"table {path!r} cannot be read: {str(exc).splitlines()[0]}") from None
         self.views.add(path)
 
-    def run(self, query: str, max_rows: int, timeout_s: float) -> dict:
-        """Rows of ``query`` (at most ``max_rows``, ``truncated`` when there were more)."""
+    def schema(self, path: str) -> list[tuple[str, str]]:
+        """Table ``path``'s columns as its SQL sees them: ``(name, DuckDB type)`` (the CSV reader's typing)."""
+        with self.lock:
+            self.view(path)
+            return [(r[0], r[1]) for r in self.con.execute(f"DESCRIBE {quote(path)}").fetchall()]
+
+    def run(self, query: str, max_rows: int, timeout_s: float, allowed: set[str] | None = None) -> dict:
+        """Rows of ``query`` (at most ``max_rows``, ``truncated`` when there were more); ``allowed``
+        as in :meth:`check`."""
         import duckdb
 
         with self.lock:
-            for p in sorted(self.check(query)):
+            for p in sorted(self.check(query, allowed)):
                 self.view(p)
             timer = threading.Timer(timeout_s, self.con.interrupt)
             timer.start()
