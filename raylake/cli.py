@@ -186,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_inspect)
 
     # each stage's commands live beside it (``register(subparsers)``)
+    from raylake.integrate.cli import register as register_integrate
     from raylake.intent.cli import register as register_intent
     from raylake.learn.cli import register as register_learn
     from raylake.llm.cli import register as register_llm
@@ -194,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     from raylake.serve.cli import register as register_serve
     from raylake.tools.cli import register as register_tools
 
-    for register in (register_ask, register_intent, register_serve, register_learn, register_relevance, register_llm, register_tools):
+    for register in (register_ask, register_intent, register_serve, register_learn, register_relevance, register_llm, register_tools, register_integrate):
         register(sub)
     return p
 

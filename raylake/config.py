@@ -201,6 +201,24 @@ class NL2SQLConfig:
 
 
 @dataclass
+class IntegrateConfig:
+    """Many-question integration (EcoTable, :mod:`raylake.integrate`, ``raylake integrate``)."""
+
+    coarse_k: int = 10  # tables per question from retrieval's probability order before refinement (Sec. 3.1's coarse stage)
+    keep_ratio: float = 0.5  # refinement keeps a coarse table with p ≥ this × the question's best p (relative: the packaged model's p is not calibrated on an unseen lake)
+    max_tables: int = 6  # most terminal tables a question keeps after refinement (EcoTable's requests need 3–6)
+    min_join: float = 0.3  # weakest join link in M_J (the paper drops p < 0.3 before the Steiner search; the index keeps ≥ 0.3)
+    max_hops: int = 5  # longest shortest path KMB follows between two terminals (the paper's 5-hop limit)
+    max_pairs: int = 3  # column pairs of one table pair the judge tries, best score first (a valid join needs one)
+    min_containment: float = 0.5  # share of the smaller side's normalised distinct values found in the other side
+    max_fanout: float = 20.0  # join rows / rows of the larger table above which the join is a many-to-many explosion
+    min_distinct: int = 3  # a side with fewer distinct key values (flags, statuses) joins by chance, not by key
+    max_rejections: int = 4  # rejected edges a question's trees may meet before it keeps its validated part (bounds the exhaustive search Sec. 4.3 warns of)
+    max_iterations: int = 50  # Algorithm 1 rounds at most (each validates at least one new edge, so it ends anyway)
+    question_timeout_s: float = 60.0  # a question whose retrieval takes longer is ranked without the extractor's context
+
+
+@dataclass
 class RaylakeContext:
     index: IndexConfig = field(default_factory=IndexConfig)
     igms: IGMSConfig = field(default_factory=IGMSConfig)
@@ -211,6 +229,7 @@ class RaylakeContext:
     llm: LLMConfig = field(default_factory=LLMConfig.from_env)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     nl2sql: NL2SQLConfig = field(default_factory=NL2SQLConfig)
+    integrate: IntegrateConfig = field(default_factory=IntegrateConfig)
 
     _current = None
     _lock = threading.Lock()
