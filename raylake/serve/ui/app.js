@@ -4,7 +4,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const NODE_W = 170, NODE_H = 46, COL_W = 310, ROW_H = 84, PAD = 20, REJ_GAP = 60, REJ_H = 56;
+const NODE_W = 170, NODE_H = 46, COL_W = 310, ROW_H = 84, PAD = 20, REJ_W = 190, REJ_H = 56, REJ_TOP = 34;
 const $ = (id) => document.getElementById(id);
 let lastAnswer = null, lastAsked = null;
 
@@ -213,11 +213,13 @@ function renderPlan(ans) {
     : (ans.reason || "No table answers this question.");
   if (!ans.tables.length) return;
   const L = layout(ans);
-  // Tables the search considered and left out, on demand: one column right of the plan.
+  // Tables the search considered and left out, on demand: a grid under the plan, as wide as it
+  // (at least four across), so the plan keeps its scale.
   const rejected = $("show-rejected").checked ? (ans.rejected || []) : [];
-  const rx = L.width - PAD + REJ_GAP;
-  const width = rejected.length ? rx + NODE_W + PAD : L.width;
-  const height = Math.max(L.height, PAD * 2 + 22 + rejected.length * REJ_H);
+  const across = Math.max(4, Math.floor((L.width - 2 * PAD + REJ_W - NODE_W) / REJ_W));
+  const ry = L.height + REJ_TOP;
+  const width = rejected.length ? Math.max(L.width, 2 * PAD + (Math.min(across, rejected.length) - 1) * REJ_W + NODE_W) : L.width;
+  const height = rejected.length ? ry + Math.ceil(rejected.length / across) * REJ_H - (REJ_H - NODE_H) + PAD : L.height;
   const g = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "group",
                          "aria-label": "Plan: tables and how they join" });
   for (const cl of L.clusters) {
@@ -261,12 +263,12 @@ function renderPlan(ans) {
                        `${t.table}, ${t.role}, ${t.rows} rows: show its profile`, { "data-role": t.role }));
   }
   if (rejected.length) {
-    const head = svg("text", { x: rx, y: PAD + 8, class: "rejected-head" });
-    head.textContent = "considered, left out";
+    const head = svg("text", { x: PAD, y: ry - 10, class: "rejected-head" });
+    head.textContent = "considered by the search, left out of the plan";
     g.append(head);
   }
   rejected.forEach((r, i) => {
-    g.append(tableNode(r.table, rx, PAD + 22 + i * REJ_H, "rejected", whyConsidered(r),
+    g.append(tableNode(r.table, PAD + (i % across) * REJ_W, ry + Math.floor(i / across) * REJ_H, "rejected", whyConsidered(r),
                        `${r.table}, considered and left out (${whyConsidered(r)}): show its profile`, { "data-rejected": "true" }));
   });
   box.append(g);
@@ -289,7 +291,7 @@ function tableNode(path, x, y, cls, subText, label, attrs) {
   const name = svg("text", { x: 8, y: 18 });
   name.textContent = short(path, 26);
   const sub = svg("text", { x: 8, y: 36, class: "sub" });
-  sub.textContent = short(subText, 30);
+  sub.textContent = short(subText, 27);
   n.append(name, sub);
   n.addEventListener("click", () => openProfile(path));
   n.addEventListener("keydown", (ev) => {
