@@ -1,6 +1,8 @@
 """Screenshots of the web page (``raylake serve``'s ``/``) in its main states, for the README
 and for review: the token prompt, the question box with the lake's examples, an answer (plan
-graph, intent, answer rows, fused preview, timings), a table's profile, and a bad question.
+graph, intent, answer rows, fused preview, timings), a table's profile, the tables the search
+left out shown beside the plan after a CSV download, the lake browser with a table's
+neighbours, and a bad question.
 
     python -m bench.ui_screens [--index-dir .raylake] [--out bench/results/ui]
 
@@ -11,6 +13,7 @@ selenium, writes ``<out>/*.png`` and stops everything.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import sys
@@ -72,6 +75,18 @@ def shoot(url: str, out: str) -> list[str]:
         driver.find_element(By.CSS_SELECTOR, "#plan g.node").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "profile-body"), "Columns"))
         save("4_profile")
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": tempfile.mkdtemp(prefix="raylake-ui-dl-")})
+        driver.find_element(By.ID, "download-csv").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "download-status"), "Downloaded"))
+        driver.find_element(By.ID, "show-rejected").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#plan g.node.rejected")))
+        save("6_rejected")
+        lake = driver.find_element(By.ID, "lake-q")
+        lake.send_keys("club", Keys.ENTER)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "lake-summary"), "match"))
+        driver.find_element(By.CSS_SELECTOR, '#lake-results button[data-table="sports/club.csv"]').click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#profile-body table.neighbours")))
+        save("7_lake")
         driver.find_element(By.ID, "question").clear()
         driver.find_element(By.ID, "ask").click()
         wait.until(EC.visibility_of_element_located((By.ID, "error")))
@@ -81,16 +96,19 @@ def shoot(url: str, out: str) -> list[str]:
     return written
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--index-dir", default=os.path.join(ROOT, ".raylake"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "ui"))
-    args = ap.parse_args(argv)
+def have_browser() -> bool:
+    if os.path.exists("/usr/bin/chromium") and os.path.exists("/usr/bin/chromedriver"):
+        return True
+    print("needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver", file=sys.stderr)
+    return False
+
+
+@contextlib.contextmanager
+def page_service(index_dir: str, token: str | None = TOKEN):
+    """A local Ray and ``raylake serve`` on a free port over ``index_dir`` (indexing
+    ``examples/lake`` first when it is missing); yields the base URL, stops both after."""
     for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "RAY_USAGE_STATS_ENABLED"):
         os.environ.setdefault(k, "1" if k != "RAY_USAGE_STATS_ENABLED" else "0")
-    if not os.path.exists("/usr/bin/chromium") or not os.path.exists("/usr/bin/chromedriver"):
-        print("needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver", file=sys.stderr)
-        return 2
     from ray import serve
 
     from raylake.index.build import build_index
@@ -99,19 +117,29 @@ def main(argv=None) -> int:
     from raylake.serve.config import ServeConfig
 
     ray = start_ray()
-    index_dir = args.index_dir
-    if not os.path.isdir(index_dir):
-        index_dir = os.path.join(tempfile.mkdtemp(prefix="raylake-ui-"), ".raylake")
-        build_index(os.path.join(ROOT, "examples", "lake"), index_dir, progress=False)
-    t = time.time()
-    url = serve_search(ServeConfig(index_dir=os.path.abspath(index_dir), port=free_port(), token=TOKEN))
-    print(f"serving {index_dir} at {url} ({time.time() - t:.0f} s)")
     try:
-        for p in shoot(url, args.out):
-            print("wrote", os.path.relpath(p, ROOT))
+        if not os.path.isdir(index_dir):
+            index_dir = os.path.join(tempfile.mkdtemp(prefix="raylake-ui-"), ".raylake")
+            build_index(os.path.join(ROOT, "examples", "lake"), index_dir, progress=False)
+        t = time.time()
+        url = serve_search(ServeConfig(index_dir=os.path.abspath(index_dir), port=free_port(), token=token))
+        print(f"serving {index_dir} at {url} ({time.time() - t:.0f} s)")
+        yield url
     finally:
         serve.shutdown()
         ray.shutdown()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--index-dir", default=os.path.join(ROOT, ".raylake"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "ui"))
+    args = ap.parse_args(argv)
+    if not have_browser():
+        return 2
+    with page_service(args.index_dir) as url:
+        for p in shoot(url, args.out):
+            print("wrote", os.path.relpath(p, ROOT))
     return 0
 
 

@@ -73,6 +73,7 @@ class SearchConfig:
     supported: float = 0.5  # an atom whose best support ψ in the plan reaches this is supported
     max_fused_rows: int = 1_000_000  # join-explosion guard for fusion
     max_answer_rows: int = 1_000  # answer rows kept in an Answer / --json (Spider's gold answers keep as many)
+    max_rejected: int = 12  # tables considered but left out, listed under "rejected" in --json (the web page's toggle); 0: none
     # weakest join link a join path of search or of the offline extractor may use: the index's
     # join_threshold, so every link a default index keeps (search read 0.0 and the extractor 0.3
     # before: the same paths, as no stored link scores below 0.3)

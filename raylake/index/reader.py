@@ -79,6 +79,41 @@ class LakeIndex:
         mine = [e for e in edges if e["src_table"] == path or e["dst_table"] == path]
         return {"table": path, "n_rows": self.tables["n_rows"][t], "part": self.tables["part"][t], "columns": cols, "edges": mine}
 
+    def find_tables(self, query: str, limit: int) -> dict:
+        """Tables whose path or a column's name contains ``query`` (case, ``_`` and spaces ignored,
+        as :func:`~raylake.index.profile.norm_name` compares headers), for the web page's lake
+        browser: path matches first, then the most matching columns, then by path; a query with
+        no letter or digit lists every table. Each hit has its rows, columns, the matching
+        columns and its count of join and union edges; ``total`` counts all hits, ``tables``
+        holds the first ``limit``."""
+        from raylake.index.profile import norm_name  # numba behind it: only when a search is made
+
+        key = norm_name(query)
+        norm = self.columns["norm_name"]
+        hits = []
+        for t, path in enumerate(self.paths):
+            cols = [int(c) for c in self.table_columns[t]]
+            matched = [self.columns["name"][c] for c in cols if key and key in norm[c]]
+            named = key in norm_name(path)
+            if named or matched:
+                hits.append((not named, -len(matched), path, t, matched))
+        hits.sort()
+        degree = self.degree
+        tables = [{"table": path, "n_rows": self.tables["n_rows"][t], "n_columns": len(self.table_columns[t]),
+                   "matched_columns": matched, "name_match": not not_named, **degree.get(path, {"join": 0, "union": 0})}
+                  for not_named, _, path, t, matched in hits[:limit]]
+        return {"query": query, "total": len(hits), "tables": tables}
+
+    @functools.cached_property
+    def degree(self) -> dict[str, dict[str, int]]:
+        """Per table path, its count of join and union edges (either end)."""
+        out: dict[str, dict[str, int]] = {}
+        for e in self.edges:
+            for end in ("src_table", "dst_table"):
+                d = out.setdefault(e[end], {"join": 0, "union": 0})
+                d[e["kind"]] = d.get(e["kind"], 0) + 1
+        return out
+
     # ------------------------------------------------------------------ lazy pieces
 
     def _npy(self, name: str) -> np.ndarray:

@@ -182,6 +182,12 @@ class LakeRelevance:
                completeness: float = 1.0) -> list[tuple[int, float]]:
         """The tables the question gets (at most ``budget``), each with its probability, best first."""
         cand, p = self.rank(question, intent_tables, plan_tables)
+        return self.pick(cand, p, budget, recall_weight, completeness)
+
+    def pick(self, cand: np.ndarray, p: np.ndarray, budget: int, recall_weight: float = 1.0,
+             completeness: float = 1.0) -> list[tuple[int, float]]:
+        """The chosen tables among ranked candidates (:meth:`rank`), each with its probability, best
+        first: :meth:`choose` for a caller that also keeps the whole ranking (the engine's rejected tables)."""
         prob = dict(zip(cand.tolist(), p.tolist()))
         chosen = choose(cand, p, self.graph.shard_of, budget, recall_weight, completeness)
         return [(t, prob[t]) for t in chosen]

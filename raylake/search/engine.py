@@ -277,6 +277,7 @@ class Engine:
         t = time.perf_counter()
         search = BeamSearch(self.graph, prep.support, scfg, self.ctx.igms, self.scorer, self.region)
         probs: dict[int, float] = {}
+        ranked: dict[int, float] = {}  # every candidate the relevance model scored
         chosen = []
         if self.relevance is not None and any(search.anchors.values()):
             # The learned completion chooses the tables and the graph joins them, best first (a chosen table
@@ -288,8 +289,9 @@ class Engine:
             if self.relevance.uses_context:
                 plan_tables = (prep.beam_plan if prep.beam_plan is not None else search.run()).tables
             rcfg = self.ctx.relevance
-            chosen = self.relevance.choose(prep.question, scfg.budget, prep.support.intent_tables(), plan_tables,
-                                           rcfg.recall_weight, rcfg.completeness)
+            cand, p = self.relevance.rank(prep.question, prep.support.intent_tables(), plan_tables)
+            ranked = dict(zip(cand.tolist(), p.tolist()))
+            chosen = self.relevance.pick(cand, p, scfg.budget, rcfg.recall_weight, rcfg.completeness)
             probs = dict(chosen)
         if chosen:
             plan = search.connect([c for c, _ in chosen])
@@ -298,6 +300,7 @@ class Engine:
             plan = search.run()
             timings["search"] = timings.get("search", 0.0) + (time.perf_counter() - t) * 1e3
         tables, plan_json = self._explain(plan, prep.support, probs)
+        rejected = self._rejected(plan, search.anchors, prep.support, ranked)
         reason = None
         if not plan.steps:
             reason = "no table in the lake supports any part of the question (no anchor above the support threshold)"
@@ -308,7 +311,7 @@ class Engine:
             timings["fuse"] = (time.perf_counter() - t) * 1e3
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
         return Answer(prep.question, prep.graph, prep.source, plan, tables, timings, reason, fused,
-                      {"plan_json": plan_json, "evaluations": search.evaluations}, _fusion=result)
+                      {"plan_json": plan_json, "evaluations": search.evaluations, "rejected": rejected}, _fusion=result)
 
     def _fuse(self, plan_json: list[dict], out: str | None, preview: int) -> tuple[dict, Fused]:
         from raylake.fuse import fuse
@@ -321,16 +324,43 @@ class Engine:
             summary["preview"] = result.table.slice(0, preview).to_pylist()
         return summary, result
 
+    def _supports(self, support: Support, t: int) -> list[dict]:
+        """The question's node atoms table ``t`` supports (ψ ≥ ``supported``), with their support."""
+        row = support.table_row([t]) / support.scale
+        return [{"atom": at.kind, "text": at.text, "support": round(float(row[at.index]), 3)}
+                for at in support.atoms if at.is_node and row[at.index] >= self.ctx.search.supported]
+
+    def _rejected(self, plan: Plan, anchors: dict[int, list[int]], support: Support, ranked: dict[int, float]) -> list[dict]:
+        """The tables the search considered and left out of the plan: the anchors of the question's
+        atoms (Alg. 3 Stage 1, V₀) and the relevance model's candidates, each with why it was in
+        view (``anchor_of``: the atoms it anchors; ``relevance``: its probability) and its support;
+        the most probable first (then the most supportive), at most ``search.max_rejected``."""
+        limit = self.ctx.search.max_rejected
+        if limit <= 0:
+            return []
+        taken = {s.new for s in plan.steps}
+        text = {at.index: at.text for at in support.atoms}
+        seen: dict[int, list[str]] = {}
+        for j, ts in anchors.items():
+            for t in ts:
+                if t not in taken and text[j] not in seen.setdefault(t, []):
+                    seen[t].append(text[j])
+        for t in ranked:
+            if t not in taken:
+                seen.setdefault(t, [])
+        out = []
+        for t, atoms in seen.items():
+            sup = self._supports(support, t)
+            out.append({"table": self.index.paths[t], "rows": int(self.index.tables["n_rows"][t]), "anchor_of": atoms,
+                        "supports": sup} | ({"relevance": round(ranked[t], 3)} if t in ranked else {}))
+        out.sort(key=lambda r: (-r.get("relevance", -1.0), -max([s["support"] for s in r["supports"]], default=0.0), r["table"]))
+        return out[:limit]
+
     def _explain(self, plan: Plan, support: Support, probs: dict[int, float]) -> tuple[list[dict], list[dict]]:
         paths = self.index.paths
         tables, steps = [], []
         for s in plan.steps:
-            row = support.table_row([s.new]) / support.scale
-            sup = [
-                {"atom": at.kind, "text": at.text, "support": round(float(row[at.index]), 3)}
-                for at in support.atoms
-                if at.is_node and row[at.index] >= self.ctx.search.supported
-            ]
+            sup = self._supports(support, s.new)
             tables.append({"table": paths[s.new], "role": s.role, "supports": sup, "rows": int(self.index.tables["n_rows"][s.new])})
             if s.new in probs:
                 tables[-1]["relevance"] = round(probs[s.new], 3)

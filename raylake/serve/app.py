@@ -3,8 +3,9 @@
 Routes (OpenAPI at ``/openapi.json``, browsable at ``/docs``):
 
 - ``POST /ask`` — the JSON of ``raylake ask --json``; with ``fuse``/``preview`` the fused
-  table's summary and first rows, with ``format: parquet`` the fused table as a file;
+  table's summary and first rows, with ``format: parquet`` or ``csv`` the fused table as a file;
 - ``POST /intent`` — the intent graph (Appendix A JSON) of a question;
+- ``GET /tables?q=`` — tables whose name or a column's name contains ``q`` (the lake browser);
 - ``GET /tables/{path}`` — what the index knows about one table (profile and edges);
 - ``GET /examples`` — a few questions drawn from the lake (what the web page offers);
 - ``GET /`` and ``GET /ui/{file}`` — the web page (:mod:`.ui`), static, without the token: the
@@ -83,8 +84,8 @@ _ERRORS = {
 ASK_RESPONSES = {
     200: {
         "description": "the answer: the JSON object of `raylake ask --json` (tables, plan, score, timings_ms, fused, "
-        "intent, intent_source, reason, ...); with format=parquet the fused table",
-        "content": {"application/json": {}, "application/vnd.apache.parquet": {}},
+        "intent, intent_source, reason, rejected, ...); with format=parquet or csv the fused table",
+        "content": {"application/json": {}, "application/vnd.apache.parquet": {}, "text/csv": {}},
     },
     **_ERRORS,
 }
@@ -310,6 +311,29 @@ class SearchService:
         except asyncio.TimeoutError:
             raise BadRequest(503, f"not answered within the {cfg.request_timeout_s:g} s request time limit; retry later") from None
         return json_response(body)
+
+    @api.get("/tables", responses=_ERRORS, summary="Search tables by name or column")
+    async def find_tables(self, request: Request) -> Response:
+        """Tables whose path or a column's name contains ``q`` (case, ``_`` and spaces ignored), path matches
+        first; ``limit`` (default and most: max_table_hits) caps the list, ``total`` counts every hit."""
+
+        async def work(request):
+            cfg = self.cfg
+            unknown = sorted(set(request.query_params) - {"q", "limit"})
+            if unknown:
+                raise BadRequest(422, f"unknown parameter(s) {', '.join(unknown)}; GET /tables takes q and limit")
+            q = request.query_params.get("q", "")
+            if len(q) > cfg.max_question_chars:
+                raise BadRequest(422, f"'q' is {len(q):,} characters; the limit is {cfg.max_question_chars:,}")
+            raw = request.query_params.get("limit", str(cfg.max_table_hits))
+            if not raw.isdigit() or not 1 <= int(raw) <= cfg.max_table_hits:
+                raise BadRequest(422, f"'limit': a whole number from 1 to {cfg.max_table_hits}, got {raw!r}")
+            engine = self._engine()
+            with self.admission.slot():
+                found = await asyncio.to_thread(engine.index.find_tables, q, int(raw))
+            return json_response(found)
+
+        return await self._handle("tables", request, work)
 
     @api.get("/tables/{path:path}", responses=_ERRORS, summary="Profile of one table")
     async def table(self, path: str, request: Request) -> Response:

@@ -18,6 +18,10 @@ from raylake.serve.schema import AskRequest, error_body
 logger = logging.getLogger(__name__)
 
 
+# /ask's file formats: the fused table written by Fused.write (by extension), sent as a download.
+FILE_TYPES = {"parquet": "application/vnd.apache.parquet", "csv": "text/csv; charset=utf-8"}
+
+
 @dataclass
 class Item:
     """One queued ``/ask`` request."""
@@ -141,12 +145,12 @@ def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
     kwargs = {}
     path = None
     try:
-        if req.fuse or req.format == "parquet" or req.preview or req.answer:
+        if req.fuse or req.format != "json" or req.preview or req.answer:
             if not supports_fusion():
                 return Outcome(501, error_body(501, "this raylake has no fusion yet; ask without fuse/preview/format/answer"))
             kwargs = {"fuse": True, "preview": req.preview, "answer": req.answer}
-            if req.format == "parquet":
-                fd, path = tempfile.mkstemp(suffix=".parquet", prefix="raylake-serve-")
+            if req.format in FILE_TYPES:
+                fd, path = tempfile.mkstemp(suffix="." + req.format, prefix="raylake-serve-")
                 os.close(fd)
                 kwargs["out"] = path
         ans = engine.ask(req.question, budget=req.budget, beam=req.beam, **kwargs)
@@ -156,13 +160,14 @@ def _answer(engine, req: AskRequest, hit: tuple, queue_ms: float) -> Outcome:
         t["intent"] = hit[2]
         stages = {k: v for k, v in t.items() if k != "total"} | {"engine": t["total"], "queue": queue_ms}
         headers = {"X-Raylake-Queue-Ms": f"{queue_ms:.1f}"}
-        if req.format == "parquet":
+        if req.format in FILE_TYPES:
             if not ans.paths:
                 return Outcome(404, error_body(404, ans.reason or "no tables answer this question; nothing to fuse"), stages_ms=stages)
             with open(path, "rb") as fh:
                 data = fh.read()
-            headers |= {"Content-Disposition": 'attachment; filename="fused.parquet"', "X-Raylake-Tables": ",".join(ans.paths)}
-            return Outcome(200, data, "application/vnd.apache.parquet", headers, stages)
+            headers |= {"Content-Disposition": f'attachment; filename="fused.{req.format}"', "X-Raylake-Tables": ",".join(ans.paths),
+                        "X-Raylake-Rows": str(ans.fused["rows"])}
+            return Outcome(200, data, FILE_TYPES[req.format], headers, stages)
         return Outcome(200, ans.to_json(), headers=headers, stages_ms=stages)
     except Exception as exc:
         return _failure(exc)

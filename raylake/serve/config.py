@@ -24,6 +24,7 @@ class ServeConfig:
     max_budget: int = 50  # largest plan (tables) a client may ask for
     max_beam: int = 64  # widest beam a client may ask for
     max_preview_rows: int = 1_000  # most fused rows returned inline
+    max_table_hits: int = 200  # most tables one GET /tables?q= search lists (the web page's lake browser)
     request_timeout_s: float = 60.0  # an /ask or /intent not answered in this time gets 503 (and is dropped from its batch)
     reload_poll_s: float = 2.0  # how often a replica checks the index's CURRENT pointer
     metrics_push_s: float = 2.0  # how often a replica sends its counters to the metrics hub

@@ -38,8 +38,8 @@ class AskRequest(BaseModel):
     fuse: bool = Field(False, description="execute the plan and add the fused table's summary under 'fused'")
     preview: int = Field(0, ge=0, description="with fuse: keep this many fused rows under fused.preview")
     answer: bool = Field(False, description="also write and run the answer query over the fused table: 'sql' and 'answer' (its rows)")
-    format: Literal["json", "parquet"] = Field(
-        "json", description="'parquet' answers with the fused table as a Parquet file instead of the JSON answer"
+    format: Literal["json", "parquet", "csv"] = Field(
+        "json", description="'parquet' or 'csv' answers with the fused table as a file (a download) instead of the JSON answer"
     )
 
 

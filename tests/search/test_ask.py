@@ -140,3 +140,18 @@ def test_preview_labels_keep_the_column_name_not_a_cut_path():
     assert short_label("universities/2024/professors.First_Name", 18) == "First_Name"  # not '24/professors.Firs'
     assert short_label("t.a_very_long_column_name_indeed", 12) == "a_very_long…"
     assert len(short_label("x" * 40, 10)) == 10
+
+
+def test_rejected_tables_are_the_considered_ones_left_out(engine):
+    """``rejected``: tables the search looked at (an atom's anchor, a relevance candidate) and left
+    out of the plan, each saying why, the most probable first, at most ``search.max_rejected``."""
+    obj = engine.ask(FIG4).to_json()
+    rejected = obj["rejected"]
+    assert 0 < len(rejected) <= engine.ctx.search.max_rejected
+    assert not {r["table"] for r in rejected} & {t["table"] for t in obj["tables"]}
+    atoms = {at.text for at in engine.prepare(FIG4).support.atoms}
+    for r in rejected:
+        assert r["anchor_of"] or "relevance" in r, r  # in view for a reason
+        assert set(r["anchor_of"]) <= atoms and r["rows"] == int(engine.index.tables["n_rows"][engine.index.path_id[r["table"]]])
+    probs = [r["relevance"] for r in rejected if "relevance" in r]
+    assert probs == sorted(probs, reverse=True)

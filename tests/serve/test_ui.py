@@ -76,3 +76,50 @@ def test_examples_answer_and_ask_answers_sql(served):
     got = r.json()
     assert got["tables"] and got["fused"]["preview"]
     assert "sql" in got and "answer_reason" in got
+
+
+def test_ask_csv_is_the_fused_table_the_page_downloads(served):
+    import io
+
+    import pyarrow.csv as pacsv
+
+    q = "which clubs have the most players?"
+    want = requests.post(served["url"] + "/ask", json={"question": q, "fuse": True}, headers=H, timeout=60).json()
+    r = requests.post(served["url"] + "/ask", json={"question": q, "format": "csv"}, headers=H, timeout=60)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/csv")
+    assert r.headers["content-disposition"] == 'attachment; filename="fused.csv"'
+    table = pacsv.read_csv(io.BytesIO(r.content))
+    assert table.num_rows == want["fused"]["rows"] == int(r.headers["X-Raylake-Rows"])
+    assert table.column_names == want["fused"]["columns"]
+    assert r.headers["X-Raylake-Tables"].split(",") == [t["table"] for t in want["tables"]]
+    # the token guards the download as it guards the answer
+    assert requests.post(served["url"] + "/ask", json={"question": q, "format": "csv"}, timeout=60).status_code == 401
+
+
+def test_table_search_by_name_or_column(served):
+    url = served["url"] + "/tables"
+    assert requests.get(url, params={"q": "club"}, timeout=30).status_code == 401
+    got = requests.get(url, params={"q": "club"}, headers=H, timeout=30).json()
+    names = [t["table"] for t in got["tables"]]
+    assert names[0] == "sports/club.csv" and got["tables"][0]["name_match"]  # a name match ranks first
+    assert "sports/player.csv" in names  # through its Club_ID column
+    player = next(t for t in got["tables"] if t["table"] == "sports/player.csv")
+    assert player["matched_columns"] == ["Club_ID"] and not player["name_match"] and player["join"] > 0
+    assert got["total"] == len(names)
+    # spelling-free: "club name" finds Club_Name
+    assert "sports/club.csv" in [t["table"] for t in requests.get(url, params={"q": "club name"}, headers=H, timeout=30).json()["tables"]]
+    every = requests.get(url, params={"limit": 5}, headers=H, timeout=30).json()
+    assert every["total"] == 27 and len(every["tables"]) == 5
+    assert requests.get(url, params={"q": "no-such-thing-xyz"}, headers=H, timeout=30).json() == {
+        "query": "no-such-thing-xyz", "total": 0, "tables": []}
+    for params, word in (({"limit": "0"}, "limit"), ({"limit": "x"}, "limit"), ({"limit": "100000"}, "limit"),
+                         ({"q": "x" * 301}, "'q'"), ({"where": "1"}, "unknown parameter")):
+        r = requests.get(url, params=params, headers=H, timeout=30)
+        assert r.status_code == 422 and word in r.json()["error"]["message"], (params, r.text)
+
+
+def test_answer_lists_the_rejected_tables(served):
+    got = requests.post(served["url"] + "/ask", json={"question": "which clubs have the most players?"}, headers=H, timeout=60).json()
+    plan = {t["table"] for t in got["tables"]}
+    assert got["rejected"] and not {r["table"] for r in got["rejected"]} & plan

@@ -25,8 +25,14 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def browser():
+def downloads(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("downloads"))
+
+
+@pytest.fixture(scope="module")
+def browser(downloads):
     opts = webdriver.ChromeOptions()
+    opts.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
     opts.binary_location = CHROMIUM
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
               "--disable-extensions", "--no-first-run"):
@@ -37,6 +43,7 @@ def browser():
     except Exception as exc:  # a broken browser install is the machine's problem, not the page's
         pytest.skip(f"chromium did not start: {str(exc).splitlines()[0]}")
     driver.set_page_load_timeout(30)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     yield driver
     driver.quit()
 
@@ -105,6 +112,71 @@ def test_clicking_a_node_opens_its_profile(browser):
     browser.execute_script("arguments[0].focus()", other)
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-h"), "sports/player.csv"))
+    assert errors(browser) == []
+
+
+def _downloaded(folder: str, name: str):
+    path = os.path.join(folder, name)
+    return path if os.path.isfile(path) and not os.path.exists(path + ".crdownload") else None
+
+
+def test_download_the_fused_table_as_parquet_and_csv(served, browser, downloads):
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    want = requests.post(served["url"] + "/ask", json={"question": Q, "fuse": True},
+                         headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60).json()["fused"]
+    assert browser.find_element(By.ID, "downloads").is_displayed()
+    for fmt, read in (("parquet", pq.read_table), ("csv", pacsv.read_csv)):
+        browser.find_element(By.ID, f"download-{fmt}").click()
+        wait(browser, EC.text_to_be_present_in_element((By.ID, "download-status"), f"Downloaded fused.{fmt}"))
+        status = browser.find_element(By.ID, "download-status").text
+        assert f"{want['rows']} rows" in status and status.endswith("."), status  # same plan as the one shown
+        path = wait(browser, lambda d: _downloaded(downloads, f"fused.{fmt}"), 30)
+        table = read(path)
+        assert table.num_rows == want["rows"] and table.column_names == want["columns"]
+    assert errors(browser) == []
+
+
+def test_rejected_tables_can_be_shown(served, browser):
+    want = requests.post(served["url"] + "/ask", json={"question": Q}, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60).json()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#plan g.node.rejected")  # off by default
+    toggle = browser.find_element(By.ID, "show-rejected")
+    assert browser.find_element(By.ID, "rejected-count").text == str(len(want["rejected"]))
+    toggle.send_keys(Keys.SPACE)  # the keyboard turns it on
+    wait(browser, EC.presence_of_element_located((By.CSS_SELECTOR, "#plan g.node.rejected")))
+    shown = [n.get_attribute("data-table") for n in browser.find_elements(By.CSS_SELECTOR, "#plan g.node.rejected")]
+    assert shown == [r["table"] for r in want["rejected"]]
+    plan = {n.get_attribute("data-table") for n in browser.find_elements(By.CSS_SELECTOR, "#plan g.node:not(.rejected)")}
+    assert plan == {t["table"] for t in want["tables"]}  # the plan itself is unchanged
+    browser.find_element(By.CSS_SELECTOR, "#plan g.node.rejected").click()
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-h"), shown[0]))
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-body"), "considered and left out"))
+    toggle.click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#plan g.node.rejected"))
+
+
+def test_lake_browser_finds_tables_and_walks_their_edges(served, browser):
+    want = requests.get(served["url"] + "/tables", params={"q": "club", "limit": 50},
+                        headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30).json()
+    box = browser.find_element(By.ID, "lake-q")
+    box.clear()
+    box.send_keys("club", Keys.ENTER)
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "lake-summary"), "match “club”"))
+    found = [b.get_attribute("data-table") for b in browser.find_elements(By.CSS_SELECTOR, "#lake-results button.lake-table")]
+    assert found == [t["table"] for t in want["tables"]] and found[0] == "sports/club.csv"
+    assert "Club_ID" in browser.find_element(By.ID, "lake-results").text  # why player.csv matched
+    browser.find_element(By.CSS_SELECTOR, '#lake-results button[data-table="sports/club.csv"]').send_keys(Keys.ENTER)
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-h"), "sports/club.csv"))
+    wait(browser, EC.presence_of_element_located((By.CSS_SELECTOR, "#profile-body table.neighbours")))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#profile-body table.neighbours tbody tr")
+    kinds = {(r.get_attribute("data-kind"), r.find_element(By.CSS_SELECTOR, "button.neighbour").get_attribute("data-table"))
+             for r in rows}
+    assert ("join", "sports/player.csv") in kinds
+    # a neighbour opens its own profile
+    browser.find_element(By.CSS_SELECTOR, '#profile-body button.neighbour[data-table="sports/player.csv"]').click()
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-h"), "sports/player.csv"))
+    wait(browser, EC.text_to_be_present_in_element((By.ID, "profile-body"), "Player_ID"))
     assert errors(browser) == []
 
 

@@ -1,17 +1,19 @@
 // The raylake web page: asks the service's HTTP API (/examples, /ask, /tables) and draws the
 // answer. Plain DOM, no framework; every value from the lake goes in as text, never as HTML.
+// Marks for bench/ui_timing.py (Performance API): "raylake:rendered" once an answer is painted.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const NODE_W = 170, NODE_H = 46, COL_W = 310, ROW_H = 84, PAD = 20;
+const NODE_W = 170, NODE_H = 46, COL_W = 310, ROW_H = 84, PAD = 20, REJ_W = 190, REJ_H = 56, REJ_TOP = 34;
 const $ = (id) => document.getElementById(id);
-let lastAnswer = null;
+let lastAnswer = null, lastAsked = null;
 
 // ------------------------------------------------------------------ the API
 
 function token() { return sessionStorage.getItem("raylake-token") || ""; }
 
-async function api(path, body) {
+// The JSON of a call, or an Error with the service's one-line message; `raw` returns the Response.
+async function api(path, body, raw) {
   const headers = {};
   if (token()) headers.Authorization = "Bearer " + token();
   const init = { headers };
@@ -21,6 +23,7 @@ async function api(path, body) {
     init.body = JSON.stringify(body);
   }
   const r = await fetch(new URL(path, document.baseURI), init);
+  if (raw && r.ok) return r;
   let data = null;
   try { data = await r.json(); } catch (e) { data = null; }
   if (!r.ok) {
@@ -108,6 +111,7 @@ async function loadExamples() {
     box.append(b);
   }
   setStatus(`${data.tables} tables in this lake. Ask a question, or pick an example.`);
+  searchLake();
 }
 
 // ------------------------------------------------------------------ asking
@@ -123,7 +127,10 @@ async function ask() {
   const t0 = performance.now();
   try {
     const ans = await api("ask", body);
+    lastAsked = { question, budget: body.budget };
     render(ans);
+    // After the next frame is painted (a task queued from requestAnimationFrame runs after it).
+    requestAnimationFrame(() => setTimeout(() => performance.mark("raylake:rendered"), 0));
     setStatus(`${ans.tables.length} table${ans.tables.length === 1 ? "" : "s"} answer this question ` +
               `(${Math.round(performance.now() - t0)} ms).`);
   } catch (e) {
@@ -140,6 +147,9 @@ function render(ans) {
   lastAnswer = ans;
   $("results").hidden = false;
   $("profile").hidden = true;
+  const n = (ans.rejected || []).length;
+  $("rejected-toggle").hidden = !n;
+  $("rejected-count").textContent = String(n);
   renderPlan(ans);
   renderIntent(ans.intent);
   renderAnswer(ans);
@@ -203,7 +213,14 @@ function renderPlan(ans) {
     : (ans.reason || "No table answers this question.");
   if (!ans.tables.length) return;
   const L = layout(ans);
-  const g = svg("svg", { viewBox: `0 0 ${L.width} ${L.height}`, width: L.width, height: L.height, role: "group",
+  // Tables the search considered and left out, on demand: a grid under the plan, as wide as it
+  // (at least four across), so the plan keeps its scale.
+  const rejected = $("show-rejected").checked ? (ans.rejected || []) : [];
+  const across = Math.max(4, Math.floor((L.width - 2 * PAD + REJ_W - NODE_W) / REJ_W));
+  const ry = L.height + REJ_TOP;
+  const width = rejected.length ? Math.max(L.width, 2 * PAD + (Math.min(across, rejected.length) - 1) * REJ_W + NODE_W) : L.width;
+  const height = rejected.length ? ry + Math.ceil(rejected.length / across) * REJ_H - (REJ_H - NODE_H) + PAD : L.height;
+  const g = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "group",
                          "aria-label": "Plan: tables and how they join" });
   for (const cl of L.clusters) {
     if (cl.members.length < 2) continue;
@@ -242,24 +259,45 @@ function renderPlan(ans) {
   }
   for (const t of ans.tables) {
     const p = L.pos[t.table];
-    const n = svg("g", { class: `node ${roleClass(t.role)}`, "data-table": t.table, "data-role": t.role, tabindex: "0",
-                         role: "button", transform: `translate(${p.x},${p.y})`,
-                         "aria-label": `${t.table}, ${t.role}, ${t.rows} rows: show its profile` });
-    const title = svg("title");
-    title.textContent = `${t.table} (${t.role})`;
-    n.append(title, svg("rect", { width: NODE_W, height: NODE_H, rx: 6, class: roleClass(t.role) }));
-    const name = svg("text", { x: 8, y: 18 });
-    name.textContent = short(t.table, 26);
-    const sub = svg("text", { x: 8, y: 36, class: "sub" });
-    sub.textContent = `${t.role} · ${fmt(t.rows)} rows`;
-    n.append(name, sub);
-    n.addEventListener("click", () => openProfile(t.table));
-    n.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openProfile(t.table); }
-    });
-    g.append(n);
+    g.append(tableNode(t.table, p.x, p.y, roleClass(t.role), `${t.role} · ${fmt(t.rows)} rows`,
+                       `${t.table}, ${t.role}, ${t.rows} rows: show its profile`, { "data-role": t.role }));
   }
+  if (rejected.length) {
+    const head = svg("text", { x: PAD, y: ry - 10, class: "rejected-head" });
+    head.textContent = "considered by the search, left out of the plan";
+    g.append(head);
+  }
+  rejected.forEach((r, i) => {
+    g.append(tableNode(r.table, PAD + (i % across) * REJ_W, ry + Math.floor(i / across) * REJ_H, "rejected", whyConsidered(r),
+                       `${r.table}, considered and left out (${whyConsidered(r)}): show its profile`, { "data-rejected": "true" }));
+  });
   box.append(g);
+}
+
+// Why the search looked at a table it left out: the model's probability, the atoms it anchors.
+function whyConsidered(r) {
+  const why = [];
+  if (r.relevance !== undefined) why.push(`p ${fmt(r.relevance)}`);
+  if ((r.anchor_of || []).length) why.push(`anchor: ${r.anchor_of.join(", ")}`);
+  return why.join(" · ") || "candidate";
+}
+
+function tableNode(path, x, y, cls, subText, label, attrs) {
+  const n = svg("g", { class: `node ${cls}`, "data-table": path, tabindex: "0", role: "button",
+                       transform: `translate(${x},${y})`, "aria-label": label, ...attrs });
+  const title = svg("title");
+  title.textContent = label;
+  n.append(title, svg("rect", { width: NODE_W, height: NODE_H, rx: 6, class: cls }));
+  const name = svg("text", { x: 8, y: 18 });
+  name.textContent = short(path, 26);
+  const sub = svg("text", { x: 8, y: 36, class: "sub" });
+  sub.textContent = short(subText, 27);
+  n.append(name, sub);
+  n.addEventListener("click", () => openProfile(path));
+  n.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openProfile(path); }
+  });
+  return n;
 }
 
 // ------------------------------------------------------------------ a table's profile
@@ -277,9 +315,12 @@ async function openProfile(path) {
     body.replaceChildren(el("p", { class: "error", text: e.message }));
     return;
   }
-  const mine = (lastAnswer && lastAnswer.tables.find((t) => t.table === path)) || {};
+  const find = (list) => (list || []).find((t) => t.table === path);
+  const left = lastAnswer && find(lastAnswer.rejected);
+  const mine = (lastAnswer && find(lastAnswer.tables)) || left || {};
+  const where = mine.role ? ` · ${mine.role} in this plan` : left ? ` · considered and left out (${whyConsidered(left)})` : "";
   body.replaceChildren(
-    el("p", { text: `${fmt(prof.n_rows)} rows · ${prof.columns.length} columns` + (mine.role ? ` · ${mine.role} in this plan` : "") }),
+    el("p", { text: `${fmt(prof.n_rows)} rows · ${prof.columns.length} columns` + where }),
     el("h3", { text: "Supports (atoms of the question)" }),
     (mine.supports || []).length
       ? dataTable(["atom", "text", "support"], mine.supports.map((s) => [s.atom, s.text, s.support]), "atoms this table supports")
@@ -288,14 +329,99 @@ async function openProfile(path) {
     dataTable(["name", "type", "distinct", "nulls", "key-like", "sample"],
               prof.columns.map((c) => [c.name, c.dtype, c.n_distinct, c.null_frac, c.key_like ? "yes" : "",
                                        (c.sample || []).slice(0, 3).map(fmt).join(", ")]), "columns"),
-    el("h3", { text: `Edges (${prof.edges.length})` }),
-    dataTable(["kind", "from", "to", "score"],
-              prof.edges.slice().sort((a, b) => b.score - a.score).slice(0, 12)
-                .map((e) => [e.kind, `${e.src_table}.${e.src_column || ""}`, `${e.dst_table}.${e.dst_column || ""}`, e.score]),
-              "strongest edges"),
+    el("h3", { text: `Neighbours (${prof.edges.length} edges)` }),
+    neighbours(path, prof.edges),
   );
   panel.dataset.table = path;
   $("profile-h").focus();
+}
+
+// The tables one edge away, strongest edge per (kind, table) first; each opens its own profile.
+function neighbours(path, edges) {
+  const best = new Map();
+  for (const e of edges) {
+    const out = e.src_table === path;
+    const other = out ? e.dst_table : e.src_table;
+    const key = `${e.kind} ${other}`;
+    if (best.has(key) && best.get(key).score >= e.score) continue;
+    const via = e.kind === "join"
+      ? `${out ? e.src_column : e.dst_column} = ${out ? e.dst_column : e.src_column}`
+      : Object.entries(e.mapping || {}).map(([a, b]) => `${a}→${b}`).join(", ");
+    best.set(key, { kind: e.kind, table: other, via, score: e.score });
+  }
+  const rows = [...best.values()].sort((a, b) => b.score - a.score || a.table.localeCompare(b.table));
+  if (!rows.length) return el("p", { class: "hint", text: "No join or union edge: this table stands alone." });
+  const t = el("table", { class: "data neighbours" }, el("caption", { class: "sr-only", text: "join and union neighbours" }),
+               el("thead", {}, el("tr", {}, ...["kind", "table", "via", "score"].map((c) => el("th", { scope: "col", text: c })))));
+  const tb = el("tbody");
+  for (const r of rows.slice(0, 30)) {
+    const b = el("button", { type: "button", class: "link neighbour", "data-table": r.table, text: r.table,
+                             "aria-label": `open ${r.table}, ${r.kind} neighbour` });
+    b.addEventListener("click", () => openProfile(r.table));
+    tb.append(el("tr", { "data-kind": r.kind }, el("td", { text: r.kind }), el("td", {}, b), el("td", { text: r.via }),
+                 el("td", { class: "num", text: fmt(r.score) })));
+  }
+  t.append(tb);
+  const wrap = el("div", { class: "scroll" }, t);
+  return rows.length > 30 ? el("div", {}, wrap, el("p", { class: "hint", text: `strongest 30 of ${rows.length}` })) : wrap;
+}
+
+// ------------------------------------------------------------------ the lake browser
+
+let lakeTimer = null, lakeSeq = 0;
+
+async function searchLake() {
+  const q = $("lake-q").value.trim();
+  const seq = ++lakeSeq;  // answers may come back out of order while the user types: keep the last
+  let got;
+  try {
+    got = await api(`tables?q=${encodeURIComponent(q)}&limit=50`);
+  } catch (e) {
+    if (seq === lakeSeq) $("lake-summary").textContent = e.message;
+    return;
+  }
+  if (seq !== lakeSeq) return;
+  $("lake-summary").textContent = q
+    ? `${got.total} table${got.total === 1 ? "" : "s"} match “${q}”` + (got.total > got.tables.length ? ` (first ${got.tables.length})` : "")
+    : `${got.total} tables` + (got.total > got.tables.length ? ` (first ${got.tables.length})` : "");
+  const list = $("lake-results");
+  list.replaceChildren();
+  for (const t of got.tables) {
+    const b = el("button", { type: "button", class: "link lake-table", "data-table": t.table, text: t.table });
+    b.addEventListener("click", () => openProfile(t.table));
+    const cols = t.matched_columns.length ? ` · columns ${t.matched_columns.join(", ")}` : "";
+    list.append(el("li", {}, b, el("span", { class: "hint",
+      text: ` ${fmt(t.n_rows)} rows · ${t.n_columns} columns · ${t.join} join / ${t.union} union edges${cols}` })));
+  }
+}
+
+// ------------------------------------------------------------------ download
+
+async function download(format) {
+  const status = $("download-status");
+  if (!lastAsked) return;
+  const body = { question: lastAsked.question, format };
+  if (lastAsked.budget) body.budget = lastAsked.budget;
+  status.textContent = `Preparing fused.${format}…`;
+  let r;
+  try {
+    r = await api("ask", body, true);
+  } catch (e) {
+    status.textContent = e.message;
+    return;
+  }
+  const blob = await r.blob();
+  const a = el("a", { href: URL.createObjectURL(blob), download: `fused.${format}` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  // The file comes from a second search of the same question: say so if its plan differs.
+  const tables = (r.headers.get("X-Raylake-Tables") || "").split(",").filter(Boolean);
+  const same = lastAnswer && tables.join(",") === lastAnswer.tables.map((t) => t.table).join(",");
+  status.textContent = `Downloaded fused.${format}: ${r.headers.get("X-Raylake-Rows") || "?"} rows, ${fmt(blob.size)} bytes` +
+    (same ? "." : ` (the search chose ${tables.join(", ")} this time).`);
+  status.dataset.format = format;
 }
 
 // ------------------------------------------------------------------ intent, answer, fused, timings
@@ -354,6 +480,8 @@ function renderAnswer(ans) {
 function renderFused(f) {
   const box = $("fused");
   box.replaceChildren();
+  $("downloads").hidden = !f;
+  $("download-status").textContent = "";
   if (!f) { box.append(el("p", { class: "hint", text: "Nothing fused." })); return; }
   const parts = (f.parts || []).map((p) => `${p.label} (${p.tables.length > 1 ? p.tables.length + " shards, " : ""}${p.rows} rows)`).join(" ⋈ ");
   box.append(el("p", { text: `${f.rows} rows${f.truncated ? " (truncated)" : ""} · ${f.columns.length} columns · ${parts}` }));
@@ -395,11 +523,16 @@ document.addEventListener("DOMContentLoaded", () => {
     $("token").value = "";
     loadExamples();
   });
+  $("show-rejected").addEventListener("change", () => { if (lastAnswer) renderPlan(lastAnswer); });
+  for (const b of document.querySelectorAll("#downloads button")) b.addEventListener("click", () => download(b.dataset.format));
+  $("lake-form").addEventListener("submit", (ev) => { ev.preventDefault(); clearTimeout(lakeTimer); searchLake(); });
+  $("lake-q").addEventListener("input", () => { clearTimeout(lakeTimer); lakeTimer = setTimeout(searchLake, 200); });
   $("profile-close").addEventListener("click", () => {
     const path = $("profile").dataset.table;
     $("profile").hidden = true;
-    const node = path && document.querySelector(`.node[data-table="${CSS.escape(path)}"]`);
-    if (node) node.focus();
+    const from = path && (document.querySelector(`.node[data-table="${CSS.escape(path)}"]`) ||
+                          document.querySelector(`.lake-table[data-table="${CSS.escape(path)}"]`));
+    if (from) from.focus();
   });
   if (document.body.dataset.token === "required" && !token()) needToken();
   else loadExamples();
