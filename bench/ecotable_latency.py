@@ -23,35 +23,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import time
+from dataclasses import asdict
 
 import numpy as np
+
+from bench import missing_path
 
 WARMUP = "daily report of campaign spend and clicks by account"
 
 
-class Timeout(Exception):
-    """The request ran past its time."""
-
-
-def _alarm(signum, frame):
-    raise Timeout()
-
-
 def edge_f1(gold_edges, steps) -> float:
-    """F1 of the plan's join steps (unordered table pairs) against the gold edges' table pairs;
-    1 when both are empty."""
+    """F1 of the plan's join steps (unordered table pairs) against the gold edges' table pairs,
+    as :mod:`bench.integrate_ecotable` scores trees; 1 when both are empty."""
+    from bench.integrate_ecotable import prf
+
     gold = {frozenset(e[:2]) for e in gold_edges if e[0] != e[1]}
     pred = {frozenset((s["anchor"], s["new"])) for s in steps if s.get("op") == "join" and s.get("anchor")}
-    if not gold and not pred:
-        return 1.0
-    hit = len(gold & pred)
-    if not hit:
-        return 0.0
-    p, r = hit / len(pred), hit / len(gold)
-    return 2 * p * r / (p + r)
+    return 1.0 if not gold and not pred else prf(pred, gold)[2]
 
 
 def percentiles(xs) -> dict[str, float]:
@@ -64,6 +54,7 @@ def percentiles(xs) -> dict[str, float]:
 
 def run(index_dir: str, questions: list[dict], budget: int, timeout_s: float) -> dict:
     from bench.retrieval.metrics import score
+    from raylake.integrate.identify import QuestionTimeout, time_limit
     from raylake.search import Engine
 
     engine = Engine(index_dir)
@@ -81,35 +72,28 @@ def run(index_dir: str, questions: list[dict], budget: int, timeout_s: float) ->
 
     chooser.choose = timed_choose  # an instance attribute: the engine's extractor calls it through self.chooser
     engine.ask(WARMUP, budget=budget)
-    old = signal.signal(signal.SIGALRM, _alarm)
     rows = []
-    try:
-        for q in questions:
-            spent.update(ms=0.0, calls=0)
-            evals0 = getattr(chooser, "evaluations", 0)
-            engine.index.embedder.clear_cache()
-            t, c = time.perf_counter(), time.process_time()
-            signal.setitimer(signal.ITIMER_REAL, timeout_s)
-            try:
-                ans = engine.ask(q["question"], budget=budget)
-                timed_out = False
-            except Timeout:
-                ans, timed_out = None, True
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            wall, cpu = (time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3
-            paths, steps = (list(ans.paths), ans.steps) if ans is not None else ([], [])
-            row = {"id": q["id"], "words": len(q["question"].split()), "timed_out": timed_out,
-                   "wall_ms": round(timeout_s * 1e3 if timed_out else wall, 1), "cpu_ms": round(cpu, 1),
-                   "joint_ms": round(spent["ms"], 1), "joint_calls": spent["calls"],
-                   "joint_evaluations": getattr(chooser, "evaluations", 0) - evals0 if hasattr(chooser, "evaluations") else None,
-                   "stages_ms": {k: round(v, 1) for k, v in ans.timings_ms.items()} if ans is not None else {},
-                   "tables": paths, **score(q["gold_tables"], paths), "edge_f1": edge_f1(q.get("gold_edges", []), steps)}
-            rows.append(row)
-            print(f"{q['id']:<40} {row['wall_ms']:>9.0f} ms wall {row['cpu_ms']:>8.0f} ms cpu  joint {row['joint_ms']:>8.0f} ms"
-                  f"  F1 {row['f1']:.2f}{'  TIMEOUT' if timed_out else ''}", file=sys.stderr, flush=True)
-    finally:
-        signal.signal(signal.SIGALRM, old)
+    for q in questions:
+        spent.update(ms=0.0, calls=0)
+        evals0 = chooser.evaluations
+        engine.index.embedder.clear_cache()
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            with time_limit(timeout_s):
+                ans, timed_out = engine.ask(q["question"], budget=budget), False
+        except QuestionTimeout:
+            ans, timed_out = None, True
+        wall, cpu = (time.perf_counter() - t) * 1e3, (time.process_time() - c) * 1e3
+        paths, steps = (list(ans.paths), ans.steps) if ans is not None else ([], [])
+        row = {"id": q["id"], "words": len(q["question"].split()), "timed_out": timed_out,
+               "wall_ms": round(timeout_s * 1e3 if timed_out else wall, 1), "cpu_ms": round(cpu, 1),
+               "joint_ms": round(spent["ms"], 1), "joint_calls": spent["calls"],
+               "joint_evaluations": chooser.evaluations - evals0,
+               "stages_ms": {k: round(v, 1) for k, v in ans.timings_ms.items()} if ans is not None else {},
+               "tables": paths, **score(q["gold_tables"], paths), "edge_f1": edge_f1(q.get("gold_edges", []), steps)}
+        rows.append(row)
+        print(f"{q['id']:<40} {row['wall_ms']:>9.0f} ms wall {row['cpu_ms']:>8.0f} ms cpu  joint {row['joint_ms']:>8.0f} ms"
+              f"  F1 {row['f1']:.2f}{'  TIMEOUT' if timed_out else ''}", file=sys.stderr, flush=True)
     done = [r for r in rows if not r["timed_out"]]
     summary = {
         "n": len(rows), "timed_out": len(rows) - len(done), "budget": budget, "timeout_s": timeout_s,
@@ -121,13 +105,7 @@ def run(index_dir: str, questions: list[dict], budget: int, timeout_s: float) ->
     for k in ("recall", "precision", "f1", "sufficiency", "edge_f1"):
         summary[k] = float(np.mean([r[k] for r in rows])) if rows else 0.0
         summary[k + "_completed"] = float(np.mean([r[k] for r in done])) if done else 0.0
-    return {"summary": summary, "settings": {"intent": _asdict(engine.offline.settings)}, "requests": rows}
-
-
-def _asdict(cfg) -> dict:
-    from dataclasses import asdict
-
-    return asdict(cfg)
+    return {"summary": summary, "settings": {"intent": asdict(engine.offline.settings)}, "requests": rows}
 
 
 def main(argv=None) -> int:
@@ -139,10 +117,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds after which a request is stopped (default 30)")
     ap.add_argument("--out", default=None, help="JSON to write (e.g. bench/results/latency_ecotable_ad.json)")
     args = ap.parse_args(argv)
-    for path, what in ((args.index_dir, "--index-dir"), (args.questions, "--questions")):
-        if not os.path.exists(path):
-            print(f"ecotable_latency: error: {what} {path!r} does not exist", file=sys.stderr)
-            return 2
+    if missing_path("ecotable_latency", __index_dir=args.index_dir, __questions=args.questions):
+        return 2
     with open(args.questions, encoding="utf-8") as fh:
         questions = [json.loads(line) for line in fh if line.strip()]
     questions = questions[: args.limit] if args.limit else questions

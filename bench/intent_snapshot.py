@@ -27,6 +27,8 @@ import sys
 
 import numpy as np
 
+from bench import missing_path
+
 
 def _plain(obj):
     """numpy scalars and arrays as JSON numbers and lists (the evidence may carry them)."""
@@ -70,10 +72,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ground", action="store_true", help="also ground each question's gold-words graph")
     ap.add_argument("--out", required=True, help="the snapshot JSONL to write")
     args = ap.parse_args(argv)
-    for path, what in ((args.index_dir, "--index-dir"), (args.questions, "--questions")):
-        if not os.path.exists(path):
-            print(f"intent_snapshot: error: {what} {path!r} does not exist", file=sys.stderr)
-            return 2
+    if missing_path("intent_snapshot", __index_dir=args.index_dir, __questions=args.questions):
+        return 2
     n = snapshot(args.index_dir, args.questions, args.limit, args.out, args.ground)
     print(f"intent_snapshot: {n} questions → {args.out}")
     return 0
