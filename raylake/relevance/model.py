@@ -189,5 +189,5 @@ class LakeRelevance:
         """The chosen tables among ranked candidates (:meth:`rank`), each with its probability, best
         first: :meth:`choose` for a caller that also keeps the whole ranking (the engine's rejected tables)."""
         prob = dict(zip(cand.tolist(), p.tolist()))
-        chosen = choose(cand, p, self.graph.shard_of, budget, recall_weight, completeness)
+        chosen = choose(cand, p, budget, recall_weight, completeness)
         return [(t, prob[t]) for t in chosen]

@@ -240,15 +240,16 @@ class BeamSearch:
         order = np.argsort(-gains, kind="stable")[:keep]
         return [actions[i] for i in sorted(order)]
 
-    def apply(self, p: Prefix, action: tuple) -> tuple[Prefix, float, int] | None:
+    def apply(self, p: Prefix, action: tuple, within: set | None = None) -> tuple[Prefix, float, int] | None:
         """``p`` extended by ``action`` (of :meth:`actions`): (new prefix, IGMS gain, tables added),
-        or None when the action no longer fits; ``p`` itself is unchanged."""
+        or None when the action no longer fits; ``p`` itself is unchanged. Each new table brings its
+        shards, only those in ``within`` when given."""
         q = self._copy(p)
         gain, added = 0.0, 0
         for i, (anchor, new, op, link) in enumerate(action):
             if new in q.tables:
                 return None
-            cluster = [t for t in self.g.shards(new) if t not in q.tables]
+            cluster = [t for t in self.g.shards(new) if t not in q.tables and (within is None or t in within)]
             if new not in cluster:
                 cluster = [new] + cluster
             else:
@@ -356,32 +357,37 @@ class BeamSearch:
             todo = missing(todo, p)
         return p
 
-    def connect(self, tables: list[int], extra=()) -> Plan:
-        """A plan over ``tables`` (best first), each with its shards, then as many of ``extra`` as
-        the budget leaves room for, joined as the lake graph allows.
+    def connect(self, tables: list[int]) -> Plan:
+        """A plan over ``tables`` (best first), joined as the lake graph allows.
 
         The learned completion (:mod:`raylake.relevance`) decides *which* tables a question
         gets; this decides *how* they fuse. The first table starts the plan; then, repeatedly,
         the table with the strongest join link to the plan joins it; a table with no direct
         link joins through the cheapest bridge path of at most ``hops`` links (its interior
         tables role ``bridge``). A table no path reaches, or whose step would pass the budget,
-        is left out: a plan is one connected join tree, which fusion needs.
+        is left out: a plan is one connected join tree, which fusion needs. A table brings
+        only those of its shards that are in ``tables`` (they are unioned to it):
+        the index's shard clusters over-merge tables of a generic schema
+        (:mod:`raylake.relevance.select`), so the caller's choice decides, and the first table
+        always starts the plan however large its cluster.
         """
         p = self.new_prefix()
-        for group in (tables, extra):
-            todo = [int(t) for t in dict.fromkeys(group)]
-            while todo:
-                todo = [t for t in todo if t not in p.tables]
-                if not todo:
-                    break
-                action = self._connect_action(p, todo)
-                if action is None:  # none of the rest can be joined to the plan: fusion could not use them
-                    break
-                res = self.apply(p, action)
-                if res is None:  # past the budget: drop this table
-                    todo.remove(action[-1][1])
-                    continue
-                p = res[0]
+        todo = [int(t) for t in dict.fromkeys(tables)]
+        within = set(todo)
+        while todo:
+            todo = [t for t in todo if t not in p.tables]
+            if not todo:
+                break
+            action = self._connect_action(p, todo)
+            if action is None:  # none of the rest can be joined to the plan: fusion could not use them
+                break
+            res = self.apply(p, action, within)
+            if res is None and not p.steps:  # the first table's chosen shards pass the budget: it alone
+                res = self.apply(p, action, {action[-1][1]})
+            if res is None:  # past the budget: drop this table
+                todo.remove(action[-1][1])
+                continue
+            p = res[0]
         return Plan(p.steps, float(self._exact(p)) if p.rows else 0.0)
 
     def _connect_action(self, p: Prefix, todo: list[int]) -> tuple:

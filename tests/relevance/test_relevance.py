@@ -36,18 +36,17 @@ def test_a_meaningful_name_is_evidence_and_a_neutral_one_is_not():
 
 def test_the_chosen_set_stops_where_expected_f1_plus_completeness_peaks():
     tables = np.arange(6)
-    shard_of = np.arange(6)
     # two likely tables, then unlikely ones: the set stops after two
-    assert choose(tables, np.array([0.95, 0.9, 0.1, 0.05, 0.02, 0.01]), shard_of, 10) == [0, 1]
+    assert choose(tables, np.array([0.95, 0.9, 0.1, 0.05, 0.02, 0.01]), 10) == [0, 1]
     # a third table more likely needed than not joins; the budget caps the size
-    assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), shard_of, 10) == [0, 1, 2]
-    assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), shard_of, 2) == [0, 1]
+    assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), 10) == [0, 1, 2]
+    assert choose(tables, np.array([0.95, 0.9, 0.6, 0.05, 0.02, 0.01]), 2) == [0, 1]
     # a doubtful third table: F1 alone leaves it out; the chance of a complete answer (0.65 -> 0.92) takes it,
     # as does leaning towards recall
     p = np.array([0.95, 0.9, 0.3, 0.05, 0.02, 0.01])
-    assert choose(tables, p, shard_of, 10, completeness=0.0) == [0, 1]
-    assert choose(tables, p, shard_of, 10) == [0, 1, 2]
-    assert choose(tables, p, shard_of, 10, recall_weight=3.0, completeness=0.0) == [0, 1, 2]
+    assert choose(tables, p, 10, completeness=0.0) == [0, 1]
+    assert choose(tables, p, 10) == [0, 1, 2]
+    assert choose(tables, p, 10, recall_weight=3.0, completeness=0.0) == [0, 1, 2]
 
 
 def test_a_feature_constant_in_training_is_ignored_not_saturated():
@@ -67,9 +66,14 @@ def test_a_feature_constant_in_training_is_ignored_not_saturated():
     np.testing.assert_allclose(clf.predict(shifted), clf.predict(probe), atol=1e-6)
 
 
-def test_shards_are_taken_together():
-    shard_of = np.array([0, 1, 1, 3])  # tables 1 and 2 are shards of one source
-    assert choose(np.arange(4), np.array([0.9, 0.8, 0.4, 0.05]), shard_of, 10) == [0, 1, 2]
+def test_tables_of_similar_probability_are_taken_together_and_unlikely_ones_never_ride_along():
+    # the classifier gives two shards of one source 0.8 and 0.7: both are taken
+    assert choose(np.arange(4), np.array([0.9, 0.8, 0.7, 0.05]), 10) == [0, 1, 2]
+    # a table it gives ~0 is never added to fill a group (shard clusters are not units)
+    assert choose(np.arange(4), np.array([0.9, 1e-6, 1e-7, 0.8]), 10) == [0, 3]
+    # the budget caps; ties break by table id; an empty candidate list gives an empty answer
+    assert choose(np.array([5, 3, 4]), np.array([0.9, 0.9, 0.9]), 2) == [3, 4]
+    assert choose(np.array([], np.int64), np.array([]), 10) == []
 
 
 @pytest.fixture(scope="module")

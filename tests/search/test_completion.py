@@ -102,3 +102,16 @@ def test_algorithm3_completes_the_plan_the_beam_stops_short_of(index):
     roles = {index.paths[s.new]: s.role for s in plan.steps}
     assert set(chosen) <= set(roles)  # only the first table paid λ; the others joined in Stage 4
     assert [p for p, r in roles.items() if r == "intent"] == [S + "player.csv", S + "club.csv"]
+
+
+def test_connect_takes_only_the_chosen_shards_and_always_starts_the_plan(index):
+    """``connect`` (the learned completion's join step): a shard comes with its table only when it
+    was chosen too, and the first table starts the plan even when its cluster alone passes the budget."""
+    bs = search(index, [S + "club.csv", S + "player.csv", S + "points_2019.csv"])
+    ids = [index.path_id[S + n] for n in ("points_2019.csv", "player.csv")]
+    assert sorted(index.paths[t] for t in bs.connect(ids).tables) == [S + "player.csv", S + "points_2019.csv"]
+    both = [index.path_id[S + "points_2019.csv"], index.path_id[S + "points_2020.csv"], ids[1]]
+    plan = bs.connect(both)
+    assert ("union shard", S + "points_2020.csv") in [(s.role, index.paths[s.new]) for s in plan.steps]
+    tight = search(index, [S + "points_2019.csv"], budget=1)
+    assert [index.paths[t] for t in tight.connect(both).tables] == [S + "points_2019.csv"]
