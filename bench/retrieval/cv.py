@@ -22,6 +22,11 @@ all questions; ``--pseudo-cv`` adds the fold models trained on both sources.
 
 Results follow :mod:`bench.retrieval.harness`'s layout (so :mod:`.report` renders them),
 plus ``meta.folds`` (each question's fold) and ``meta.training`` (per fold).
+
+``--resume`` continues a stopped run from its ``--out`` file: methods it finished are kept,
+folds it scored are not scored again, and only the questions still to be scored are
+prepared (the same folds, seed and budgets are required; ``meta.resumed`` records each
+restart's commit and time).
 """
 from __future__ import annotations
 
@@ -59,6 +64,28 @@ def _write(path: str, obj: dict) -> None:
     os.replace(tmp, path)
 
 
+def _prior(args, questions: list[dict], fold: list[int], budgets: list[int]) -> dict | None:
+    """The stored run ``--resume`` continues, or None when ``--out`` does not exist yet."""
+    from raylake.errors import RaylakeError
+
+    if not os.path.isfile(args.out):
+        return None
+    with open(args.out, encoding="utf-8") as fh:
+        prior = json.load(fh)
+    meta = prior.get("meta", {})
+    if meta.get("budgets") != budgets or meta.get("folds") != {q["id"]: f for q, f in zip(questions, fold)}:
+        raise RaylakeError(f"{args.out} was run with other budgets, folds or questions; --resume needs the same "
+                           f"--budgets, --folds, --seed and --questions (or a new --out)")
+    return prior
+
+
+def _kept(result: dict, name: str | None, budgets: list[int]) -> tuple[dict, dict]:
+    """``name``'s stored predictions and latencies per budget (empty for a method not run yet)."""
+    preds = {str(b): dict(result["predictions"].get(name, {}).get(str(b), {})) for b in budgets}
+    lats = {str(b): dict(result["latencies_ms"].get(name, {}).get(str(b), {})) for b in budgets}
+    return preds, lats
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.retrieval.cv", description=__doc__.splitlines()[0])
     p.add_argument("--lake", required=True)
@@ -83,6 +110,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--completeness", type=float, nargs="*", default=[],
                    help="also score the engine with these weights γ of P(sufficient) in the stop (raylake_g<γ>; "
                         "0: the expected F-beta alone); the default γ = 1 is fixed in advance, not chosen here")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run stored in --out: keep its finished methods and folds, score the rest")
     return p
 
 
@@ -150,13 +179,19 @@ def _main(args) -> int:
 
     # non-learned methods over all questions, in the harness (bm25/hybrid) or here (dense, raylake_rules)
     harness_methods = [m for m in args.baselines if m in ("bm25", "hybrid")]
-    result = harness.run(args.index_dir, questions, budgets, harness_methods, progress=True,
-                         meta_extra={"questions_file": os.path.abspath(args.questions)})
+    prior = _prior(args, questions, fold, budgets) if args.resume else None
+    if prior is not None:
+        result = prior
+        result["meta"].setdefault("resumed", []).append({"git_commit": harness.git_commit(),
+                                                         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    else:
+        result = harness.run(args.index_dir, questions, budgets, harness_methods, progress=True,
+                             meta_extra={"questions_file": os.path.abspath(args.questions)})
+        result["meta"]["folds"] = {q["id"]: f for q, f in zip(questions, fold)}
+        result["meta"]["training"] = {}
+        result["meta"]["relevance_config"] = cfg.__dict__.copy()
     engine = Engine(args.index_dir, relevance=None)
     index = engine.index
-    result["meta"]["folds"] = {q["id"]: f for q, f in zip(questions, fold)}
-    result["meta"]["training"] = {}
-    result["meta"]["relevance_config"] = cfg.__dict__.copy()
     gold = {q["id"]: q["gold_tables"] for q in questions}
 
     def record(name, preds, lats, extra=None):
@@ -171,22 +206,34 @@ def _main(args) -> int:
                                        f"Suff {result['methods'][name]['L'][str(b)]['sufficiency']:.3f}" for b in budgets))
 
     # one prepare per question: intent graph, support, the beam's plan (the classifier's context)
-    _say(f"preparing {len(questions)} questions (intent, support, beam)")
+    folds = range(args.folds if args.limit_folds is None else min(args.limit_folds, args.folds))
+    fold_names = ["raylake", "dense_ft"] + [f"raylake_b{w:g}" for w in args.recall_weights if w != cfg.recall_weight] \
+        + [f"raylake_g{g:g}" for g in args.completeness if g != cfg.completeness]
+    done = {f for f in folds if all(all(q["id"] in result["predictions"].get(n, {}).get(str(budgets[0]), {})
+                                        for q, g in zip(questions, fold) if g == f) for n in fold_names)}
+    todo_folds = [f for f in folds if f not in done]
+    saved_all = args.models_dir and all(os.path.isfile(os.path.join(args.models_dir, f"raylake-fold{f}", "relevance.json"))
+                                        for f in todo_folds)
+    every = "raylake_rules" in args.baselines and "raylake_rules" not in result["methods"] or not saved_all or args.pseudo
+    to_prepare = questions if every else [q for q, g in zip(questions, fold) if g in todo_folds]
+    if done:
+        _say(f"resuming: folds {sorted(done)} already scored")
+    _say(f"preparing {len(to_prepare)} questions (intent, support, beam)")
     preps, prep_ms = {}, {}
-    for k, q in enumerate(questions):
+    for k, q in enumerate(to_prepare):
         index.embedder.clear_cache()
         t = time.perf_counter()
         preps[q["id"]] = engine.prepare(q["question"], context=True)
         prep_ms[q["id"]] = (time.perf_counter() - t) * 1e3
         if (k + 1) % 200 == 0:
-            _say(f"prepared {k + 1}/{len(questions)}")
-    by_text = {q["question"]: preps[q["id"]] for q in questions}
+            _say(f"prepared {k + 1}/{len(to_prepare)}")
+    by_text = {q["question"]: preps[q["id"]] for q in to_prepare}
 
     def context(question):
         p = by_text.get(question)
         return (p.support.intent_tables(), p.beam_plan.tables) if p is not None else ((), ())
 
-    if "raylake_rules" in args.baselines:
+    if "raylake_rules" in args.baselines and "raylake_rules" not in result["methods"]:
         preds, lats = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
         for q in questions:
             p = replace(preps[q["id"]], beam_plan=None)
@@ -198,7 +245,7 @@ def _main(args) -> int:
                 lats[str(b)][q["id"]] = round(t0 + (time.perf_counter() - t) * 1e3, 3)
         record("raylake_rules", preds, lats, {"params": "Engine(relevance=None): the beam's plan alone"})
 
-    if "dense" in args.baselines:
+    if "dense" in args.baselines and "dense" not in result["methods"]:
         from raylake.relevance.encoder import BiEncoder
         from raylake.relevance.model import table_texts
 
@@ -220,7 +267,7 @@ def _main(args) -> int:
               if w != cfg.recall_weight]
     points += [(f"raylake_g{g:g}", replace(cfg, completeness=g)) for g in dict.fromkeys(args.completeness)
                if g != cfg.completeness]
-    by_weight = {name: (rc, {str(b): {} for b in budgets}, {str(b): {} for b in budgets}) for name, rc in points}
+    by_weight = {name: (rc, *_kept(result, name, budgets)) for name, rc in points}
 
     ctx0 = engine.ctx
 
@@ -259,11 +306,12 @@ def _main(args) -> int:
     variants = [("raylake", "dense_ft", [])]
     if pseudo and args.pseudo_cv:
         variants.append(("raylake_both", None, pseudo))
-    folds = range(args.folds if args.limit_folds is None else min(args.limit_folds, args.folds))
     for name_rl, name_ft, extra in variants:
-        preds_rl, lats_rl = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
-        preds_ft, lats_ft = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
+        preds_rl, lats_rl = _kept(result, name_rl, budgets)
+        preds_ft, lats_ft = _kept(result, name_ft, budgets)
         for f in folds:
+            if name_rl == "raylake" and f in done:
+                continue
             train_q = [q for q, g in zip(questions, fold) if g != f]
             test_q = [q for q, g in zip(questions, fold) if g == f]
             assert not {db[q["id"]] for q in train_q} & {db[q["id"]] for q in test_q}

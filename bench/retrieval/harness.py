@@ -73,7 +73,8 @@ def seeded_order(questions: list[dict], seed: int) -> list[int]:
     return order
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
+    """HEAD of this checkout, marked when raylake/ has uncommitted changes (None outside git)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
@@ -116,7 +117,7 @@ def run(index_dir: str, questions: list[dict], budgets: list[int], methods: list
             "n_questions": len(questions),
             "budgets": budgets,
             "seed": seed,
-            "git_commit": _git_commit(),
+            "git_commit": git_commit(),
             "host": {"cpus": os.cpu_count(), "python": platform.python_version(), "loadavg_start": list(os.getloadavg())},
             "gold_not_indexed": sum(1 for q in questions for g in q["gold_tables"] if g not in known),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t_start)),
