@@ -163,7 +163,7 @@ def _main(args) -> int:
     from raylake.config import RaylakeContext
     from raylake.errors import RaylakeError
     from raylake.relevance.model import RelevanceModel
-    from raylake.relevance.train import fit
+    from raylake.relevance.train import Source, fit
     from raylake.relevance.pseudo import pseudo_questions
     from raylake.search import Engine
 
@@ -298,7 +298,7 @@ def _main(args) -> int:
     if args.pseudo > 0:
         pseudo = [(p.question, p.tables) for p in pseudo_questions(index, args.pseudo, seed=cfg.seed)]
         _say(f"training on {len(pseudo)} pseudo-questions alone")
-        model, info = fit(index, pseudo, cfg, context=None, progress=_say)
+        model, info = fit([Source(index, pseudo)], cfg, progress=_say)
         preds_rl, lats_rl = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
         evaluate("raylake_pseudo", None, model, questions, {k: v for k, v in info.items() if not k.endswith("_loss")})
         record("raylake_pseudo", preds_rl, lats_rl, {"params": f"trained on {len(pseudo)} pseudo-questions of the lake, no tuning question"})
@@ -323,7 +323,7 @@ def _main(args) -> int:
                 info = dict(model.meta.get("training", {}), loaded_from=saved)
             else:
                 _say(f"{name_rl} fold {f}: training on {len(train_q)} questions (+{len(extra)} pseudo), scoring {len(test_q)}")
-                model, info = fit(index, examples, cfg, context=context, progress=_say)
+                model, info = fit([Source(index, examples, context)], cfg, progress=_say)
                 info = {k: v for k, v in info.items() if not k.endswith("_loss")}
                 if saved:
                     model.save(saved)

@@ -23,7 +23,7 @@ def register(subparsers) -> None:
                    help="questions with known tables: one JSON object a line with 'question' and 'gold_tables' (lake paths)")
     t.add_argument("--pseudo", type=int, default=0, metavar="N", help="also generate N pseudo-questions from the lake itself")
     t.add_argument("--out", required=True, metavar="DIR", help="model folder to write (replaced atomically)")
-    t.add_argument("--epochs", type=int, default=None, help="encoder epochs (default 1)")
+    t.add_argument("--epochs", type=int, default=None, help="cap on encoder epochs (default 8; early stopping on held-out question groups usually ends sooner)")
     t.add_argument("--seed", type=int, default=None, help="seed of every sample and initialisation (default 0)")
     t.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     t.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -21,8 +21,8 @@ choice of ``train_layers``: the README's relevance section.
 
 The encoder holds ``heads`` independent copies of the top layers over one frozen base.
 Training fits each head on its own share of the examples (:mod:`.train` cross-fits two,
-so that the classifier learns from scores of questions a head has not seen); a text's
-score with a table is the mean of the heads' cosines.
+so that the classifier learns from scores of questions a head has not seen, then fits a
+third on every example and keeps that one alone for question time).
 
 Args:
     model_path: a local sentence-transformers folder (``None``: the packaged MiniLM).
@@ -60,7 +60,6 @@ class BiEncoder:
         self.frozen = list(layers[: len(layers) - train_layers])
         top = list(layers[len(layers) - train_layers :])
         self.heads = [top] + [[copy.deepcopy(layer) for layer in top] for _ in range(heads - 1)]
-        self.top = top  # the layers sentence-transformers' own forward runs (head 0)
         for p in self.bert.parameters():
             p.requires_grad_(False)
         for head in self.heads[1:]:
@@ -148,6 +147,10 @@ class BiEncoder:
             layer.train(on)
             for p in layer.parameters():
                 p.requires_grad_(on)
+
+    def keep_heads(self, keep: list[int]) -> None:
+        """Drop every head but ``keep`` (in that order): training heads a saved model does not need."""
+        self.heads = [self.heads[h] for h in keep]
 
     # ------------------------------------------------------------------ weights
 

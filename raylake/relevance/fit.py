@@ -19,13 +19,27 @@ class Example:
     tables: list[str]  # texts of every table the question needs
 
 
+@dataclass
+class EncoderFit:
+    losses: list[float]  # the loss of every step run
+    val: list[float]  # the validation score after each epoch (empty without ``validate``)
+    epochs: int  # epochs of the weights kept: the best validated epoch, or every epoch run
+
+
 def fit_encoder(encoder, examples: list[Example], *, head: int = 0, epochs: int = 1, batch_size: int = 32, lr: float = 5e-5,
-                scale: float = 20.0, seed: int = 0, progress=None, states: dict | None = None) -> list[float]:
-    """Train one head of ``encoder`` in place; returns the loss of every step.
+                scale: float = 20.0, seed: int = 0, progress=None, states: dict | None = None, validate=None,
+                patience: int = 2) -> EncoderFit:
+    """Train one head of ``encoder`` in place for at most ``epochs`` passes.
 
     ``states`` (optional) maps texts to their cached lower states, shared between heads.
 
     ``progress`` (optional) is called with ``(step, n_steps, loss)`` after each step.
+
+    ``validate`` (optional) is called with the head after each epoch and returns a score,
+    higher better (:func:`recall_at` on held-out questions): training stops after ``patience``
+    epochs without a better score and the head keeps the weights of its best epoch (early
+    stopping, so that the number of passes is chosen by held-out data, not swept on the
+    questions a model is scored on).
     """
     import torch
 
@@ -37,13 +51,17 @@ def fit_encoder(encoder, examples: list[Example], *, head: int = 0, epochs: int 
     pos = {t: i for i, t in enumerate(texts)}
     states = cached_states(encoder, texts, states)
     pairs = [(pos[e.question], pos[t], frozenset(pos[u] for u in e.tables)) for e in examples for t in e.tables]
-    n_steps = epochs * ((len(pairs) + batch_size - 1) // batch_size)
+    per_epoch = (len(pairs) + batch_size - 1) // batch_size
+    n_steps = epochs * per_epoch
     opt = torch.optim.AdamW(encoder.parameters(head), lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, n_steps // 10)))  # 10 % warm-up
+    # linear warm-up over a tenth of the first epoch, whatever the cap on epochs
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, per_epoch // 10)))
     encoder.train_mode(True, head)
     losses: list[float] = []
+    val: list[float] = []
+    best, best_state, best_epoch = -np.inf, None, epochs
     try:
-        for _ in range(epochs):
+        for epoch in range(1, epochs + 1):
             rng.shuffle(pairs)
             for s in range(0, len(pairs), batch_size):
                 batch = pairs[s : s + batch_size]
@@ -67,9 +85,34 @@ def fit_encoder(encoder, examples: list[Example], *, head: int = 0, epochs: int 
                 losses.append(float(loss.detach()))
                 if progress is not None:
                     progress(len(losses), n_steps, losses[-1])
+            if validate is None:
+                continue
+            encoder.train_mode(False, head)
+            val.append(float(validate(head)))
+            encoder.train_mode(True, head)
+            if val[-1] > best:
+                best, best_epoch = val[-1], epoch
+                best_state = [{k: v.detach().clone() for k, v in layer.state_dict().items()} for layer in encoder.heads[head]]
+            elif epoch - best_epoch >= patience:
+                break
     finally:
         encoder.train_mode(False, head)
-    return losses
+    if best_state is not None:
+        for layer, sd in zip(encoder.heads[head], best_state):
+            layer.load_state_dict(sd)
+    return EncoderFit(losses, val, best_epoch if validate is not None else epochs)
+
+
+def recall_at(table_emb: np.ndarray, question_emb: np.ndarray, needed: list[list[int]], k: int = 10) -> float:
+    """Mean share of each question's needed tables among its ``k`` best-scored tables.
+
+    Shapes: ``table_emb`` ``(T, d)``, ``question_emb`` ``(Q, d)``, ``needed`` Q lists of table rows.
+    """
+    if not len(needed):
+        return 0.0
+    s = question_emb @ table_emb.T
+    top = np.argpartition(-s, min(k, s.shape[1] - 1), axis=1)[:, :k]
+    return float(np.mean([len(set(ts) & set(row.tolist())) / len(ts) for ts, row in zip(needed, top) if ts]))
 
 
 def cached_states(encoder, texts: list[str], cache: dict | None) -> list:

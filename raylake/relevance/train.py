@@ -7,10 +7,11 @@ Two sources of examples, usable alone or together:
 - **pseudo-questions** generated from the lake itself (:mod:`.pseudo`, GRAFT Sec. 4), so a
   lake without any question still trains a model of its own.
 
-Training runs in two steps: two heads of the bi-encoder's top layers are fine-tuned on
-(question, needed table) pairs of two halves of the examples (:mod:`.fit`, cross-fitted,
-see :func:`fit`); then the completion classifier is fitted on every candidate of every
-example, labelled by whether the example needs it, with the features the encoder gives. The whole run is one Ray task (``num_cpus`` of the cluster's
+Training runs in two steps: heads of the bi-encoder's top layers are fine-tuned on
+(question, needed table) pairs — two cross-fitted on halves of the examples, early-stopped
+on each other's half, then one on all of them for question time (:mod:`.fit`, see
+:func:`fit`); then the completion classifier is fitted on every candidate of every
+example, labelled by whether the example needs it, with the cross-fitted heads' scores. The whole run is one Ray task (``num_cpus`` of the cluster's
 CPUs), so ``--address`` runs it on a cluster worker next to the index; data parallelism
 does not pay at this size (a few thousand pairs, minutes on two cores).
 """
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -40,28 +42,30 @@ def read_examples(path: str, index) -> list[tuple[str, list[int]]]:
     return out
 
 
-def groups(examples: list[tuple[str, list[int]]]) -> list[int]:
-    """Group of each example: examples that share a needed table, transitively (union-find).
+def groups(examples: list[tuple[str, list]]) -> list[int]:
+    """Group of each example: examples that share a needed table or their question, transitively (union-find).
 
     Questions about one database share its tables, so the groups stand in for databases
     that a questions file need not name: a head never scores a question whose tables it
-    was trained on through another question."""
+    was trained on through another question. A table is any hashable key (a table id, or
+    ``(lake, id)`` when examples come from several lakes), and one question asked of two
+    lakes is one group."""
     sets = DisjointSets()
-    for _, ts in examples:
-        for t in ts[1:]:
-            sets.union(ts[0], t)
-    return [sets.find(ts[0]) for _, ts in examples]
+    for q, ts in examples:
+        for t in ts:
+            sets.union(("q", q), ("t", t))
+    return [sets.find(("q", q)) for q, _ in examples]
 
 
-def halves(examples: list[tuple[str, list[int]]], seed: int) -> list[int]:
+def halves(examples: list[tuple[str, list]], seed: int) -> list[int]:
     """Half (0/1) of each example: whole groups (:func:`groups`) dealt to balance the counts."""
     import random
 
     g = groups(examples)
-    sizes: dict[int, int] = {}
+    sizes: dict = {}
     for x in g:
         sizes[x] = sizes.get(x, 0) + 1
-    order = sorted(sizes)
+    order = sorted(sizes, key=repr)
     random.Random(seed).shuffle(order)
     load, side = [0, 0], {}
     for x in sorted(order, key=lambda x: -sizes[x]):  # largest first, each to the lighter half
@@ -70,67 +74,113 @@ def halves(examples: list[tuple[str, list[int]]], seed: int) -> list[int]:
     return [side[x] for x in g]
 
 
-def fit(index, examples: list[tuple[str, list[int]]], cfg: RelevanceConfig, context=None, progress=None):
-    """Fit a fresh :class:`~raylake.relevance.model.RelevanceModel` on ``examples`` over ``index``.
+@dataclass
+class Source:
+    """One lake's training examples: its index, ``(question, needed table ids)`` pairs and,
+    optionally, ``context(question) -> (intent_tables, plan_tables)`` — what the engine's
+    extractor and beam choose there (the classifier's ``intent``/``plan`` features)."""
 
-    Cross-fitting: the examples are split into two halves of whole groups (:func:`halves`);
-    head *h* of the encoder is fine-tuned on half *h* and scores the other half. The
-    classifier then learns from scores of questions the scoring head never saw — the
-    scores it will meet on new questions — not from a fine-tuned head's over-confident
-    scores of its own training questions. At question time the two heads' cosines are
-    averaged.
+    index: object
+    examples: list[tuple[str, list[int]]]
+    context: Callable | None = None
 
-    ``context(question) -> (intent_tables, plan_tables)`` supplies what the engine's
-    extractor and beam chose (the classifier's ``intent``/``plan`` features); without it
-    the model is marked to ignore them. Returns the model and a summary with the losses.
+
+def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
+    """Fit a fresh :class:`~raylake.relevance.model.RelevanceModel` on the examples of ``sources``.
+
+    Three heads of the encoder's top layers are fine-tuned:
+
+    1. **Cross-fitting.** The examples are split into two halves of whole groups
+       (:func:`halves`); head *h* is fine-tuned on half *h* and scores the other half, so the
+       classifier learns from scores of questions the scoring head never saw — the scores it
+       will meet on new questions — not from a fine-tuned head's over-confident scores of its
+       own training questions.
+    2. **Early stopping.** The other half is also each cross-fit head's validation set: after
+       every epoch its top-10 recall there is measured, training stops ``cfg.patience`` epochs
+       after the best, and the best epoch's weights are kept (``cfg.epochs`` is only the cap).
+       How long to fine-tune is thereby chosen on held-out groups of the training questions,
+       never on the questions a model is scored on.
+    3. **The question-time head** is fine-tuned on *every* example for the mean of the two
+       best epoch counts; it alone is saved (twice the data of a cross-fit head, and the same
+       number of passes over each example).
+
+    Several sources (one questions file asked of a lake with meaningful file names and of
+    one without, say) train one model: an example is scored against its own lake's tables,
+    and the classifier learns from every lake's candidates, so it sees name evidence both
+    present and absent. The model reads the ``intent``/``plan`` features only when every
+    source gives a ``context``. Returns the model and a summary with the losses.
     """
     import torch
 
     from raylake.relevance.features import CandidateFeatures
-    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder
+    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder, recall_at
     from raylake.relevance.model import RelevanceModel, table_texts
 
-    if not examples:
+    flat = [(k, q, ts) for k, src in enumerate(sources) for q, ts in src.examples]  # (source, question, tables)
+    if not flat:
         raise RaylakeError("no training examples: give --questions, --pseudo N, or both")
     torch.manual_seed(cfg.seed)
     say = progress or (lambda msg: None)
     t0 = time.perf_counter()
-    model = RelevanceModel.fresh(None, cfg.max_seq_length, cfg.train_layers, heads=2)
+    model = RelevanceModel.fresh(None, cfg.max_seq_length, cfg.train_layers, heads=3)
     enc = model.encoder
-    texts = table_texts(index)
-    half = halves(examples, cfg.seed) if len(examples) > 1 else [0]
+    texts = [table_texts(src.index) for src in sources]
+    half = halves([(q, [(k, t) for t in ts]) for k, q, ts in flat], cfg.seed) if len(flat) > 1 else [0]
     cache: dict = {}
-    emb_t = [None, None]
-    oos = [None] * len(examples)  # each example's scores over all tables, from the head that did not train on it
-    losses = []
-    for h in (0, 1):
-        mine = [i for i, x in enumerate(half) if x == h] or list(range(len(examples)))
-        ex = [Example(examples[i][0], [texts[t] for t in examples[i][1]]) for i in mine]
+    table_states = [cached_states(enc, tx, cache) for tx in texts]
+    oos = [None] * len(flat)  # each example's scores over its lake's tables, from the head that did not train on it
+    losses, val, best_epochs = [], [], []
 
-        def step(i, n, loss, h=h):
-            if i == 1 or i % 20 == 0 or i == n:
-                say(f"head {h}: step {i}/{n}  loss {loss:.3f}")
+    def question_emb(rows, head):
+        return encode_cached(enc, cached_states(enc, [flat[i][1] for i in rows], cache), head)
 
-        losses.append(fit_encoder(enc, ex, head=h, epochs=cfg.epochs, batch_size=cfg.batch_size, lr=cfg.lr,
-                                  seed=cfg.seed + h, progress=step, states=cache))
-        emb_t[h] = encode_cached(enc, cached_states(enc, texts, cache), h)
+    def run(h, mine, held, epochs):
+        ex = [Example(q, [texts[k][t] for t in ts]) for k, q, ts in (flat[i] for i in mine)]
+
+        def step(i, n, loss):
+            if i == 1 or i % 50 == 0:
+                say(f"head {h}: step {i} (at most {n})  loss {loss:.3f}")
+
+        def validate(head):
+            per = [[i for i in held if flat[i][0] == k] for k in range(len(sources))]
+            r = sum(len(rows) * recall_at(encode_cached(enc, table_states[k], head), question_emb(rows, head),
+                                          [flat[i][2] for i in rows]) for k, rows in enumerate(per) if rows) / len(held)
+            say(f"head {h}: held-out recall@10 {r:.3f}")
+            return r
+
+        return fit_encoder(enc, ex, head=h, epochs=epochs, batch_size=cfg.batch_size, lr=cfg.lr, seed=cfg.seed + h,
+                           progress=step, states=cache, validate=validate if held else None, patience=cfg.patience)
+
+    def score(rows, head):
+        for k in range(len(sources)):
+            mine = [i for i in rows if flat[i][0] == k]
+            if mine:
+                emb_t = encode_cached(enc, table_states[k], head)
+                for i, e in zip(mine, question_emb(mine, head)):
+                    oos[i] = emb_t @ e
+
     for h in (0, 1):
+        mine = [i for i, x in enumerate(half) if x == h]
         other = [i for i, x in enumerate(half) if x != h]
-        if not other:
+        if not mine:  # a single group: nothing to cross-fit; the full head's in-sample scores are all there is
             continue
-        q = encode_cached(enc, cached_states(enc, [examples[i][0] for i in other], cache), h)
-        for i, e in zip(other, q):
-            oos[i] = emb_t[h] @ e
-    for i, x in enumerate(oos):  # one half was empty (a single group): in-sample scores are all there is
-        if x is None:
-            oos[i] = emb_t[0] @ encode_cached(enc, cached_states(enc, [examples[i][0]], cache), 0)[0]
+        res = run(h, mine, other, cfg.epochs)
+        losses.append(res.losses)
+        val.append(res.val)
+        best_epochs.append(res.epochs)
+        score(other, h)
+    n_full = max(1, round(sum(best_epochs) / len(best_epochs))) if best_epochs else 1
+    losses.append(run(2, list(range(len(flat))), [], n_full).losses)
+    enc.keep_heads([2])
+    model.meta["heads"] = 1
+    score([i for i, x in enumerate(oos) if x is None], 0)
     t_enc = time.perf_counter() - t0
-    say(f"two heads fine-tuned in {t_enc:.0f} s; fitting the classifier")
-    feats = CandidateFeatures(index, index.graph)
+    say(f"encoder fine-tuned in {t_enc:.0f} s (best epochs {best_epochs}, question-time head {n_full}); fitting the classifier")
+    feats = [CandidateFeatures(src.index, src.index.graph) for src in sources]
     Xs, ys, covered = [], [], 0
-    for (q, ts), s in zip(examples, oos):
-        intent, plan = context(q) if context else ((), ())
-        cand, X = feats.candidates(q, s, intent, plan)
+    for (k, q, ts), s in zip(flat, oos):
+        intent, plan = sources[k].context(q) if sources[k].context else ((), ())
+        cand, X = feats[k].candidates(q, s, intent, plan)
         gold = set(ts)
         Xs.append(X)
         ys.append(np.fromiter((t in gold for t in cand.tolist()), np.float32, len(cand)))
@@ -138,12 +188,13 @@ def fit(index, examples: list[tuple[str, list[int]]], cfg: RelevanceConfig, cont
     X, y = np.concatenate(Xs), np.concatenate(ys)
     clf_losses = model.classifier.fit(X, y, epochs=cfg.classifier_epochs, seed=cfg.seed)
     say(f"classifier fitted on {len(y):,} candidates ({int(y.sum()):,} needed); loss {clf_losses[0]:.3f} -> {clf_losses[-1]:.3f}")
-    model.meta["context"] = context is not None
-    model.meta["training"] = {"examples": len(examples), "pairs": sum(len(ts) for _, ts in examples), "config": asdict(cfg),
-                              "halves": [half.count(0), half.count(1)],
-                              "candidate_recall": round(covered / len(examples), 4), "encoder_s": round(t_enc, 1),
-                              "total_s": round(time.perf_counter() - t0, 1), "lake": index.lake_root}
-    return model, {"encoder_loss": losses[0] + losses[1], "head_loss": losses, "classifier_loss": clf_losses,
+    model.meta["context"] = all(src.context is not None for src in sources)
+    model.meta["training"] = {"examples": len(flat), "pairs": sum(len(ts) for _, _, ts in flat), "config": asdict(cfg),
+                              "halves": [half.count(0), half.count(1)], "best_epochs": best_epochs, "epochs": n_full,
+                              "held_out_recall10": val,
+                              "candidate_recall": round(covered / len(flat), 4), "encoder_s": round(t_enc, 1),
+                              "total_s": round(time.perf_counter() - t0, 1), "lakes": [src.index.lake_root for src in sources]}
+    return model, {"encoder_loss": [x for l in losses for x in l], "head_loss": losses, "classifier_loss": clf_losses,
                    **model.meta["training"]}
 
 
@@ -218,7 +269,7 @@ def _train_task(index_dir, out, examples, contexts, cfg, threads, progress) -> d
     torch.set_num_threads(threads)
     say = (lambda msg: print(f"[relevance] {msg}", flush=True)) if progress else None
     index = LakeIndex.load(index_dir)
-    model, summary = fit(index, examples, cfg, context=lambda q: contexts.get(q, ((), ())), progress=say)
+    model, summary = fit([Source(index, examples, lambda q: contexts.get(q, ((), ())))], cfg, progress=say)
     n_pseudo = max(0, cfg.pseudo_questions)
     model.meta["training"].update({"questions": len(examples) - n_pseudo, "pseudo_questions": n_pseudo})
     model.save(out)

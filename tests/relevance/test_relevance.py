@@ -81,12 +81,12 @@ def trained(example_index, tmp_path_factory):
     """A model trained on the example lake's questions (in process: the Ray task is tested by the CLI test)."""
     from raylake.config import RelevanceConfig
     from raylake.index.reader import LakeIndex
-    from raylake.relevance.train import fit
+    from raylake.relevance.train import Source, fit
 
     index = LakeIndex.load(example_index)
     examples = [(q, [index.path_id[t] for t in ts]) for q, ts in QUESTIONS]
     cfg = RelevanceConfig(epochs=10, batch_size=4, lr=2e-4, classifier_epochs=60)
-    model, summary = fit(index, examples, cfg)
+    model, summary = fit([Source(index, examples)], cfg)
     out = str(tmp_path_factory.mktemp("model") / "relevance")
     model.save(out)
     return index, out, summary
