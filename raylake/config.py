@@ -146,8 +146,10 @@ class RelevanceConfig:
 
     train_layers: int = 2  # top MiniLM layers fine-tuned (the rest frozen and cached; ~7 MB of weights to ship)
     max_seq_length: int = 128  # tokens of a table text (name, headers, first rows) the encoder reads
-    epochs: int = 8  # cap on passes over the question-table pairs; early stopping on held-out groups ends sooner
-    patience: int = 2  # epochs without a better held-out recall@10 before a cross-fitted head stops
+    # cap on passes over the question-table pairs: held-out recall@10 peaked at the first or second epoch on
+    # training questions alone (bench.retrieval.encoder_inner; docs/relevance.md), and an epoch is minutes on 2 cores
+    epochs: int = 2
+    patience: int = 1  # epochs without a better held-out recall@10 before a cross-fitted head stops
     batch_size: int = 32  # pairs per step; the other pairs' tables are the in-batch negatives
     lr: float = 5e-5  # AdamW learning rate of the encoder, 10 % linear warm-up
     classifier_epochs: int = 30  # passes of the completion classifier over the candidates

@@ -76,7 +76,7 @@ def main(argv=None) -> int:
                 rec = [len(set(ts) & set(r.tolist())) / len(ts) for (_, ts), r in zip(held, top)]
                 curve.append({"recall": round(float(np.mean(rec)), 4),
                               "sufficiency": round(float(np.mean([x == 1.0 for x in rec])), 4)})
-                print(f"[inner] layers {layers} lr {lr:g} epoch {len(curve)}: recall@{args.k} {curve[-1]['recall']:.3f} "
+                print(f"[inner] layers {layers} lr {lr:g} epoch {len(curve) - 1}: recall@{args.k} {curve[-1]['recall']:.3f} "
                       f"sufficiency@{args.k} {curve[-1]['sufficiency']:.3f}", file=sys.stderr, flush=True)
                 return curve[-1]["recall"]
 

@@ -18,12 +18,14 @@ def register(subparsers) -> None:
     sub = r.add_subparsers(dest="relevance_command", metavar="COMMAND")
 
     t = sub.add_parser("train", help="train a relevance model on an index, from questions with known tables and/or pseudo-questions")
-    t.add_argument("--index-dir", default=".raylake", help="the index (default ./.raylake)")
-    t.add_argument("--questions", default=None, metavar="FILE.jsonl",
-                   help="questions with known tables: one JSON object a line with 'question' and 'gold_tables' (lake paths)")
+    t.add_argument("--index-dir", action="append", default=None, metavar="DIR",
+                   help="the index (default ./.raylake); repeat it to train one model on several lakes")
+    t.add_argument("--questions", action="append", default=None, metavar="FILE.jsonl",
+                   help="questions with known tables: one JSON object a line with 'question' and 'gold_tables' (lake "
+                        "paths); with several --index-dir, one file for each, in the same order")
     t.add_argument("--pseudo", type=int, default=0, metavar="N", help="also generate N pseudo-questions from the lake itself")
     t.add_argument("--out", required=True, metavar="DIR", help="model folder to write (replaced atomically)")
-    t.add_argument("--epochs", type=int, default=None, help="cap on encoder epochs (default 8; early stopping on held-out question groups usually ends sooner)")
+    t.add_argument("--epochs", type=int, default=None, help="cap on encoder epochs (default 2; early stopping on held-out question groups may end sooner)")
     t.add_argument("--seed", type=int, default=None, help="seed of every sample and initialisation (default 0)")
     t.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -54,7 +56,7 @@ def cmd_train(args) -> int:
     out_parent = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(out_parent):
         raise RaylakeError(f"--out {args.out}: folder {out_parent} does not exist")
-    s = train(args.index_dir, args.out, args.questions, cfg, address=args.address, progress=not args.quiet)
+    s = train(args.index_dir or [".raylake"], args.out, args.questions or [], cfg, address=args.address, progress=not args.quiet)
     if args.json:
         print(json.dumps({k: v for k, v in s.items() if not k.endswith("_loss")}))
     else:

@@ -198,30 +198,39 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
                    **model.meta["training"]}
 
 
-def train(index_dir: str, out: str, questions: str | None, cfg: RelevanceConfig, address: str | None = None,
+def train(index_dirs: list[str], out: str, questions: list[str], cfg: RelevanceConfig, address: str | None = None,
           progress: bool = True) -> dict:
-    """``raylake relevance train``: examples from ``questions`` and/or ``cfg.pseudo_questions``, one Ray task."""
+    """``raylake relevance train``: one model from every index in ``index_dirs``, each with the
+    questions file at the same position of ``questions`` (``[]``: none) and/or
+    ``cfg.pseudo_questions`` pseudo-questions of its own; the fitting is one Ray task."""
     from raylake.index.reader import LakeIndex
 
-    index = LakeIndex.load(index_dir)  # fail fast, before Ray starts, on a missing index or a bad questions file
-    if questions:
-        read_examples(questions, index)
+    if questions and len(questions) != len(index_dirs):
+        raise RaylakeError(f"give one --questions file per --index-dir ({len(index_dirs)} indexes, {len(questions)} files)")
+    for d, q in zip(index_dirs, questions or [None] * len(index_dirs)):  # fail fast, before Ray starts
+        index = LakeIndex.load(d)
+        if q:
+            read_examples(q, index)
     if not questions and cfg.pseudo_questions <= 0:
         raise RaylakeError("nothing to train on: give --questions FILE, --pseudo N, or both")
     from raylake.runtime import start_ray
 
     ray = start_ray(address, log_to_driver=True)  # the task's prints are the progress: worker logs reach this terminal
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    index_dir = os.path.abspath(index_dir)
-    examples = read_examples(questions, index) if questions else []
-    if cfg.pseudo_questions > 0:
-        from raylake.relevance.pseudo import pseudo_questions
+    lakes = []
+    for d, q in zip(index_dirs, questions or [None] * len(index_dirs)):
+        index = LakeIndex.load(d)
+        examples = read_examples(q, index) if q else []
+        if cfg.pseudo_questions > 0:
+            from raylake.relevance.pseudo import pseudo_questions
 
-        examples += [(p.question, p.tables) for p in pseudo_questions(index, cfg.pseudo_questions, seed=cfg.seed)]
-    contexts = _contexts(index_dir, [q for q, _ in examples], cpus, progress)
+            examples += [(p.question, p.tables) for p in pseudo_questions(index, cfg.pseudo_questions, seed=cfg.seed)]
+        d = os.path.abspath(d)
+        lakes.append((d, examples, _contexts(d, [q for q, _ in examples], cpus, progress)))
     task = ray.remote(num_cpus=cpus)(_train_task)
-    summary = ray.get(task.remote(index_dir, os.path.abspath(out), examples, contexts, cfg, cpus, progress))
-    summary["questions"] = len(examples) - (cfg.pseudo_questions if cfg.pseudo_questions > 0 else 0)
+    summary = ray.get(task.remote(lakes, os.path.abspath(out), cfg, cpus, progress))
+    n_pseudo = max(0, cfg.pseudo_questions) * len(lakes)
+    summary["questions"] = sum(len(ex) for _, ex, _ in lakes) - n_pseudo
     return summary
 
 
@@ -261,16 +270,16 @@ def _context_chunk(index_dir: str, questions: list[str]) -> dict:
     return out
 
 
-def _train_task(index_dir, out, examples, contexts, cfg, threads, progress) -> dict:
+def _train_task(lakes, out, cfg, threads, progress) -> dict:
     import torch
 
     from raylake.index.reader import LakeIndex
 
     torch.set_num_threads(threads)
     say = (lambda msg: print(f"[relevance] {msg}", flush=True)) if progress else None
-    index = LakeIndex.load(index_dir)
-    model, summary = fit([Source(index, examples, lambda q: contexts.get(q, ((), ())))], cfg, progress=say)
-    n_pseudo = max(0, cfg.pseudo_questions)
-    model.meta["training"].update({"questions": len(examples) - n_pseudo, "pseudo_questions": n_pseudo})
+    sources = [Source(LakeIndex.load(d), examples, lambda q, c=contexts: c.get(q, ((), ()))) for d, examples, contexts in lakes]
+    model, summary = fit(sources, cfg, progress=say)
+    n_pseudo = max(0, cfg.pseudo_questions) * len(lakes)
+    model.meta["training"].update({"questions": summary["examples"] - n_pseudo, "pseudo_questions": n_pseudo})
     model.save(out)
     return {**summary, "pseudo_questions": n_pseudo, "out": out, "fingerprint": model.fingerprint}

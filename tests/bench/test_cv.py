@@ -22,3 +22,29 @@ def test_too_few_databases_or_folds_is_an_error():
         db_folds(["a", "b"], 5)
     with pytest.raises(ValueError):
         db_folds(["a", "b", "c"], 1)
+
+
+def test_compare_scores_every_run_on_the_questions_all_of_them_answered(tmp_path):
+    import json
+
+    from bench.retrieval.compare import main
+
+    q = tmp_path / "q.jsonl"
+    q.write_text("".join(json.dumps({"id": i, "question": i, "gold_tables": ["a.csv", "b.csv"]}) + "\n" for i in "xyz"))
+    full = {"predictions": {"m": {"10": {"x": ["a.csv", "b.csv"], "y": ["a.csv"], "z": ["c.csv"]}}},
+            "latencies_ms": {"m": {"10": {"x": 1.0, "y": 1.0, "z": 1.0}}}}
+    partial = {"predictions": {"m": {"10": {"x": ["a.csv"], "y": ["a.csv", "b.csv"]}}},  # z not scored (a stopped run)
+               "latencies_ms": {"m": {"10": {"x": 1.0, "y": 1.0}}}}
+    (tmp_path / "full.json").write_text(json.dumps(full))
+    (tmp_path / "partial.json").write_text(json.dumps(partial))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--questions", str(q), f"before={tmp_path / 'full.json'}", f"new={tmp_path / 'partial.json'}"]) == 0
+    lines = {line.split()[1]: line for line in out.getvalue().splitlines()}
+    # both on x and y only: each run is sufficient on one of the two
+    assert "n    2" in lines["before:m"] and "Sufficiency 0.500" in lines["before:m"]
+    assert "n    2" in lines["new:m"] and "Sufficiency 0.500" in lines["new:m"]
+    assert main(["--questions", str(q), "no-equals-sign"]) == 2

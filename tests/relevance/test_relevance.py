@@ -151,6 +151,26 @@ def test_cross_fitting_halves_keep_questions_that_share_a_table_together():
     h = halves(examples, seed=0)
     assert h[0] == h[1] == h[5] and h[3] == h[4]
     assert set(h) == {0, 1}
+    # one question asked of two lakes (tables keyed by lake) is one group: no head scores a question it trained on
+    two = [("a", [(0, 1)]), ("a", [(1, 40)]), ("b", [(1, 41)]), ("c", [(0, 7)])]
+    g = groups(two)
+    assert g[0] == g[1] and len({g[0], g[2], g[3]}) == 3
+
+
+def test_one_model_trains_on_several_lakes_and_a_count_mismatch_is_one_line(ray_session, example_index, tmp_path, capsys):
+    from raylake.cli import main
+
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("".join(json.dumps({"question": q, "gold_tables": ts}) + "\n" for q, ts in QUESTIONS))
+    out = str(tmp_path / "model")
+    assert main(["relevance", "train", "--index-dir", example_index, "--index-dir", example_index,
+                 "--questions", str(qfile), "--out", out, "--quiet"]) == 2
+    assert "one --questions file per --index-dir" in capsys.readouterr().err and not os.path.exists(out)
+    assert main(["relevance", "train", "--index-dir", example_index, "--questions", str(qfile),
+                 "--index-dir", example_index, "--questions", str(qfile), "--out", out, "--json", "--quiet"]) == 0
+    meta = json.load(open(os.path.join(out, "relevance.json")))
+    assert len(meta["training"]["lakes"]) == 2 and meta["training"]["questions"] == 2 * len(QUESTIONS)
+    assert meta["heads"] == 1 and meta["context"] is True
 
 
 def test_relevance_train_command_writes_a_model_the_engine_loads(ray_session, example_index, tmp_path):
