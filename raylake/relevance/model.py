@@ -165,9 +165,11 @@ class LakeRelevance:
         """Candidates ``(C,)`` and the classifier's probabilities ``(C,)``.
 
         The classifier was fitted on one head's scores of questions that head never saw
-        (:func:`~raylake.relevance.train.fit`), so it reads each head's scores here too — not
-        their mean, whose spread it never met — and the heads' probabilities are averaged.
-        The candidates are the union of the heads' candidates."""
+        (:func:`~raylake.relevance.train.fit`), so it reads one head's scores here too. A model
+        :func:`~raylake.relevance.train.fit` trains saves one head (fine-tuned on every
+        question); a folder of an earlier format with several heads gets each head's
+        probabilities averaged over the union of their candidates — not their mean score,
+        whose spread the classifier never met."""
         if not self.uses_context:
             intent_tables, plan_tables = (), ()
         q = self.model.encoder.encode([question])[:, 0]  # (heads, d)
