@@ -24,8 +24,6 @@ def combine(runs: dict[str, dict], methods: list[str] | None = None) -> dict:
                 continue
             out["predictions"][f"{name}:{m}"] = preds
             out["latencies_ms"][f"{name}:{m}"] = result["latencies_ms"][m]
-    if not out["predictions"]:
-        raise SystemExit("error: no method of these runs is left to compare (check --methods)")
     return out
 
 
@@ -47,7 +45,11 @@ def main(argv=None) -> int:
         except (OSError, ValueError) as exc:
             print(f"error: {path}: {exc}", file=sys.stderr)
             return 2
-    for b, ms in common(combine(runs, args.methods), args.questions).items():
+    combined = combine(runs, args.methods)
+    if not combined["predictions"]:
+        print("error: no method of these runs is left to compare (check --methods)", file=sys.stderr)
+        return 2
+    for b, ms in common(combined, args.questions).items():
         for m, x in ms.items():
             print(f"L={b:>2} {m:<24} n {x['n']:>4}  F1 {x['f1']:.3f}  Sufficiency {x['sufficiency']:.3f}")
     return 0

@@ -8,7 +8,8 @@ scores (:mod:`.cv`). This looks only at one fold's *training* part: it is split 
 of whole groups (:func:`raylake.relevance.train.halves`, the split ``fit`` cross-fits on), a
 head is fine-tuned on one half, and after every epoch its top-10 recall and Sufficiency are
 measured on the other half (databases neither half shares). The curve per learning rate and
-number of trained layers is written to ``--out``; the fold's own questions are never read.
+number of trained layers is written to ``--out`` after every epoch (a run stopped early keeps its
+curve), with the seconds since each run began; the fold's own questions are never read.
 """
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ import json
 import os
 import sys
 import time
-
-import numpy as np
 
 
 def main(argv=None) -> int:
@@ -42,9 +41,10 @@ def main(argv=None) -> int:
 
     from bench.retrieval import harness
     from bench.retrieval.cv import db_folds
+    from raylake.config import RelevanceConfig
     from raylake.index.reader import LakeIndex
     from raylake.relevance.encoder import BiEncoder
-    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder
+    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder, top_k_shares
     from raylake.relevance.model import table_texts
     from raylake.relevance.train import halves
 
@@ -60,39 +60,41 @@ def main(argv=None) -> int:
     held = [train[i] for i, h in enumerate(half) if h == 1]
     texts = table_texts(index)
     runs = []
+    out = {"lake": args.lake, "fold": args.fold, "fit_questions": len(fit_part), "held_questions": len(held),
+           "k": args.k, "runs": runs, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+    def write():
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1)
+
     for layers in args.layers:
         cache: dict = {}
         for lr in args.lrs:
             torch.manual_seed(args.seed)
-            enc = BiEncoder(None, 128, layers, heads=1)
+            enc = BiEncoder(None, RelevanceConfig.max_seq_length, layers, heads=1)
             tab_states = cached_states(enc, texts, cache)
             q_states = cached_states(enc, [q for q, _ in held], cache)
-            curve = []
+            curve = []  # seconds: since the run started, so a step's cost per setting is read off one run
+            runs.append({"layers": layers, "lr": lr, "curve": curve})
 
-            def validate(head, enc=enc, tab_states=tab_states, q_states=q_states, curve=curve):
-                te, qe = encode_cached(enc, tab_states, head), encode_cached(enc, q_states, head)
-                s = qe @ te.T
-                top = np.argsort(-s, axis=1)[:, : args.k]
-                rec = [len(set(ts) & set(r.tolist())) / len(ts) for (_, ts), r in zip(held, top)]
-                curve.append({"recall": round(float(np.mean(rec)), 4),
-                              "sufficiency": round(float(np.mean([x == 1.0 for x in rec])), 4)})
+            def validate(head, enc=enc, tab_states=tab_states, q_states=q_states, curve=curve, t0=time.perf_counter()):
+                share = top_k_shares(encode_cached(enc, tab_states, head), encode_cached(enc, q_states, head),
+                                     [ts for _, ts in held], args.k)
+                curve.append({"recall": round(float(share.mean()), 4), "sufficiency": round(float((share == 1.0).mean()), 4),
+                              "seconds": round(time.perf_counter() - t0, 1)})
+                write()  # after every epoch: a run stopped early keeps its curve
                 print(f"[inner] layers {layers} lr {lr:g} epoch {len(curve) - 1}: recall@{args.k} {curve[-1]['recall']:.3f} "
                       f"sufficiency@{args.k} {curve[-1]['sufficiency']:.3f}", file=sys.stderr, flush=True)
                 return curve[-1]["recall"]
 
             validate(0)  # epoch 0: the untuned encoder
-            t = time.perf_counter()
             fit = fit_encoder(enc, [Example(q, [texts[i] for i in ts]) for q, ts in fit_part], epochs=args.epochs,
                               lr=lr, seed=args.seed, states=cache, validate=validate, patience=args.epochs)
-            runs.append({"layers": layers, "lr": lr, "curve": curve, "seconds": round(time.perf_counter() - t, 1),
-                         "steps": len(fit.losses)})
-    out = {"lake": args.lake, "fold": args.fold, "fit_questions": len(fit_part), "held_questions": len(held),
-           "k": args.k, "runs": runs, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump(out, fh, indent=1)
+            runs[-1]["steps"] = len(fit.losses)
+            write()
     for r in runs:
         best = max(range(len(r["curve"])), key=lambda e: r["curve"][e]["recall"])
-        print(f"layers {r['layers']} lr {r['lr']:g}: best epoch {best} {r['curve'][best]}, {r['seconds']} s")
+        print(f"layers {r['layers']} lr {r['lr']:g}: best epoch {best} {r['curve'][best]}")
     return 0
 
 

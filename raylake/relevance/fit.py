@@ -36,7 +36,7 @@ def fit_encoder(encoder, examples: list[Example], *, head: int = 0, epochs: int 
     ``progress`` (optional) is called with ``(step, n_steps, loss)`` after each step.
 
     ``validate`` (optional) is called with the head after each epoch and returns a score,
-    higher better (:func:`recall_at` on held-out questions): training stops after ``patience``
+    higher better (recall@10 of :func:`top_k_shares` on held-out questions): training stops after ``patience``
     epochs without a better score and the head keeps the weights of its best epoch (early
     stopping, so that the number of passes is chosen by held-out data, not swept on the
     questions a model is scored on).
@@ -103,16 +103,18 @@ def fit_encoder(encoder, examples: list[Example], *, head: int = 0, epochs: int 
     return EncoderFit(losses, val, best_epoch if validate is not None else epochs)
 
 
-def recall_at(table_emb: np.ndarray, question_emb: np.ndarray, needed: list[list[int]], k: int = 10) -> float:
-    """Mean share of each question's needed tables among its ``k`` best-scored tables.
+def top_k_shares(table_emb: np.ndarray, question_emb: np.ndarray, needed: list[list[int]], k: int = 10) -> np.ndarray:
+    """Each question's share of its needed tables among its ``k`` best-scored tables: their mean is
+    recall@k, the share of 1.0s Sufficiency@k.
 
-    Shapes: ``table_emb`` ``(T, d)``, ``question_emb`` ``(Q, d)``, ``needed`` Q lists of table rows.
+    Shapes: ``table_emb`` ``(T, d)``, ``question_emb`` ``(Q, d)``, ``needed`` Q lists of table rows
+    → ``(Q,)`` (questions needing no table left out).
     """
     if not len(needed):
-        return 0.0
+        return np.zeros(0)
     s = question_emb @ table_emb.T
     top = np.argpartition(-s, min(k, s.shape[1] - 1), axis=1)[:, :k]
-    return float(np.mean([len(set(ts) & set(row.tolist())) / len(ts) for ts, row in zip(needed, top) if ts]))
+    return np.array([len(set(ts) & set(row.tolist())) / len(ts) for ts, row in zip(needed, top) if ts])
 
 
 def cached_states(encoder, texts: list[str], cache: dict | None) -> list:

@@ -113,7 +113,7 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
     import torch
 
     from raylake.relevance.features import CandidateFeatures
-    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder, recall_at
+    from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder, top_k_shares
     from raylake.relevance.model import RelevanceModel, table_texts
 
     flat = [(k, q, ts) for k, src in enumerate(sources) for q, ts in src.examples]  # (source, question, tables)
@@ -136,15 +136,15 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
 
     def run(h, mine, held, epochs):
         ex = [Example(q, [texts[k][t] for t in ts]) for k, q, ts in (flat[i] for i in mine)]
+        per = [[i for i in held if flat[i][0] == k] for k in range(len(sources))]  # held-out rows by lake
 
         def step(i, n, loss):
             if i == 1 or i % 50 == 0:
                 say(f"head {h}: step {i} (at most {n})  loss {loss:.3f}")
 
         def validate(head):
-            per = [[i for i in held if flat[i][0] == k] for k in range(len(sources))]
-            r = sum(len(rows) * recall_at(encode_cached(enc, table_states[k], head), question_emb(rows, head),
-                                          [flat[i][2] for i in rows]) for k, rows in enumerate(per) if rows) / len(held)
+            r = float(np.concatenate([top_k_shares(encode_cached(enc, table_states[k], head), question_emb(rows, head),
+                                                   [flat[i][2] for i in rows]) for k, rows in enumerate(per) if rows]).mean())
             say(f"head {h}: held-out recall@10 {r:.3f}")
             return r
 
@@ -207,31 +207,26 @@ def train(index_dirs: list[str], out: str, questions: list[str], cfg: RelevanceC
 
     if questions and len(questions) != len(index_dirs):
         raise RaylakeError(f"give one --questions file per --index-dir ({len(index_dirs)} indexes, {len(questions)} files)")
-    for d, q in zip(index_dirs, questions or [None] * len(index_dirs)):  # fail fast, before Ray starts
-        index = LakeIndex.load(d)
-        if q:
-            read_examples(q, index)
     if not questions and cfg.pseudo_questions <= 0:
         raise RaylakeError("nothing to train on: give --questions FILE, --pseudo N, or both")
+    # every index and questions file read once, before Ray starts: a mistake fails fast, in one line
+    lakes = []
+    for d, q in zip(index_dirs, questions or [None] * len(index_dirs)):
+        index = LakeIndex.load(d)
+        lakes.append((os.path.abspath(d), index, read_examples(q, index) if q else []))
     from raylake.runtime import start_ray
 
     ray = start_ray(address, log_to_driver=True)  # the task's prints are the progress: worker logs reach this terminal
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    lakes = []
-    for d, q in zip(index_dirs, questions or [None] * len(index_dirs)):
-        index = LakeIndex.load(d)
-        examples = read_examples(q, index) if q else []
+    jobs = []
+    for d, index, examples in lakes:
         if cfg.pseudo_questions > 0:
             from raylake.relevance.pseudo import pseudo_questions
 
-            examples += [(p.question, p.tables) for p in pseudo_questions(index, cfg.pseudo_questions, seed=cfg.seed)]
-        d = os.path.abspath(d)
-        lakes.append((d, examples, _contexts(d, [q for q, _ in examples], cpus, progress)))
+            examples = examples + [(p.question, p.tables) for p in pseudo_questions(index, cfg.pseudo_questions, seed=cfg.seed)]
+        jobs.append((d, examples, _contexts(d, [q for q, _ in examples], cpus, progress)))
     task = ray.remote(num_cpus=cpus)(_train_task)
-    summary = ray.get(task.remote(lakes, os.path.abspath(out), cfg, cpus, progress))
-    n_pseudo = max(0, cfg.pseudo_questions) * len(lakes)
-    summary["questions"] = sum(len(ex) for _, ex, _ in lakes) - n_pseudo
-    return summary
+    return ray.get(task.remote(jobs, os.path.abspath(out), cfg, cpus, progress))
 
 
 def _contexts(index_dir: str, questions: list[str], workers: int, progress: bool) -> dict:
@@ -280,6 +275,7 @@ def _train_task(lakes, out, cfg, threads, progress) -> dict:
     sources = [Source(LakeIndex.load(d), examples, lambda q, c=contexts: c.get(q, ((), ()))) for d, examples, contexts in lakes]
     model, summary = fit(sources, cfg, progress=say)
     n_pseudo = max(0, cfg.pseudo_questions) * len(lakes)
-    model.meta["training"].update({"questions": summary["examples"] - n_pseudo, "pseudo_questions": n_pseudo})
+    counts = {"questions": summary["examples"] - n_pseudo, "pseudo_questions": n_pseudo}
+    model.meta["training"].update(counts)
     model.save(out)
-    return {**summary, "pseudo_questions": n_pseudo, "out": out, "fingerprint": model.fingerprint}
+    return {**summary, **counts, "out": out, "fingerprint": model.fingerprint}

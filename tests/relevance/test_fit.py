@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from raylake.relevance.fit import Example, fit_encoder, recall_at
+from raylake.relevance.fit import Example, fit_encoder, top_k_shares
 
 TABLES = {
     "club": "club id, club name, founded | 1, AIB, 1884",
@@ -31,11 +31,11 @@ def _state(encoder):
     return [v.detach().clone() for layer in encoder.heads[0] for v in layer.state_dict().values()]
 
 
-def test_recall_at_counts_the_share_of_needed_tables_in_the_top_k():
+def test_top_k_shares_count_the_share_of_needed_tables_in_the_top_k():
     tables = np.eye(4, dtype=np.float32)
     questions = np.array([[1, 0.5, 0, 0], [0, 0, 0, 1]], np.float32)
-    assert recall_at(tables, questions, [[0, 1], [2]], k=2) == pytest.approx(0.5)  # 2/2 for the first, 0/1 for the second
-    assert recall_at(tables, questions, [[0, 1], [3]], k=2) == pytest.approx(1.0)
+    assert top_k_shares(tables, questions, [[0, 1], [2]], k=2).mean() == pytest.approx(0.5)  # 2/2, then 0/1
+    assert top_k_shares(tables, questions, [[0, 1], [3]], k=2).mean() == pytest.approx(1.0)
 
 
 def test_early_stopping_keeps_the_best_epoch_and_stops_after_patience(encoder):
