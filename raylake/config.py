@@ -152,7 +152,12 @@ class RelevanceConfig:
     patience: int = 1  # epochs without a better held-out recall@10 before a cross-fitted head stops
     batch_size: int = 32  # pairs per step; the other pairs' tables are the in-batch negatives
     lr: float = 5e-5  # AdamW learning rate of the encoder, 10 % linear warm-up
-    classifier_epochs: int = 30  # passes of the completion classifier over the candidates
+    classifier_epochs: int = 30  # passes of the candidate classifier over the candidates
+    completion_epochs: int = 20  # passes of the extension classifier (raylake.relevance.complete) over its state rows
+    calibration_budget: int = 10  # tables a held-out decode runs to when calibrating its picks (the default budget L)
+    # fewer held-out picks than this leave the extension classifier uncalibrated: they come from halves of a few
+    # questions each, and measure how little a few questions teach rather than how well the full model extends
+    calibration_min_picks: int = 500
     pseudo_questions: int = 0  # self-supervised questions generated from the lake itself (raylake.relevance.pseudo)
     recall_weight: float = 1.0  # β² of the expected F-beta where a question's tables stop (1: F1, as answers are scored)
     completeness: float = 1.0  # γ, weight of P(every needed table chosen) beside it (1: Sufficiency counts as much as F1)

@@ -93,7 +93,7 @@ class TableIdentifier:
         if rel is not None:
             context = ((prep.support.intent_tables(), prep.beam_plan.tables if prep.beam_plan is not None else ())
                        if prep is not None else ((), ()))
-            cand, p = rel.rank(question, *context)
+            cand, p, _ = rel.rank(question, *context)
             order = np.argsort(-p, kind="stable")[: cfg.coarse_k]
             out.coarse = [(int(cand[i]), float(p[i])) for i in order]
             top = out.coarse[0][1] if out.coarse else 0.0

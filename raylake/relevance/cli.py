@@ -79,7 +79,7 @@ def cmd_rank(args) -> int:
     index = LakeIndex.load(args.index_dir)
     path = PACKAGED if args.model == "default" else args.model
     lr = RelevanceModel.load(path).for_lake(index, progress=lambda m: print(m, file=sys.stderr))
-    cand, p = lr.rank(args.question)
+    cand, p, _ = lr.rank(args.question)
     order = sorted(range(len(cand)), key=lambda i: -p[i])[: args.top]
     rows = [{"table": index.paths[int(cand[i])], "probability": round(float(p[i]), 4)} for i in order]
     if args.json:

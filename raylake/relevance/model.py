@@ -1,13 +1,14 @@
-"""The learned relevance model: a fine-tuned bi-encoder and a completion classifier, saved
-as one folder, and its view of one lake.
+"""The learned relevance model: a fine-tuned bi-encoder, a candidate classifier and an
+extension classifier, saved as one folder, and its view of one lake.
 
-A model folder holds ``relevance.json`` (format, base model, sizes, features, how it was
-trained), ``encoder.safetensors`` (the fine-tuned top layers, float16) and
-``classifier.safetensors``. Everything loads as plain tensors: a model folder cannot run
-code. :class:`LakeRelevance` binds a model to an index: the lake's table embeddings under
-the fine-tuned encoder are computed once and cached beside the index (keyed by the model's
-fingerprint and the index build), then each question costs one short encoder pass and a
-classifier call over its candidates.
+A model folder holds ``relevance.json`` (format, base model, sizes, features, the extension
+classifier's calibration, how it was trained), ``encoder.safetensors`` (the fine-tuned top
+layers, float16), ``classifier.safetensors`` and ``completion.safetensors``. Everything loads
+as plain tensors and numbers: a model folder cannot run code. :class:`LakeRelevance` binds a
+model to an index: the lake's table embeddings under the fine-tuned encoder are computed once
+and cached beside the index (keyed by the model's fingerprint and the index build), then each
+question costs one short encoder pass, a classifier call over its candidates and up to L
+calls of the extension classifier over a state's pool (:mod:`.complete`).
 """
 from __future__ import annotations
 
@@ -17,31 +18,37 @@ import os
 import shutil
 import tempfile
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from raylake.errors import RaylakeError
 from raylake.relevance.classifier import CompletionClassifier
+from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion, choose_sequence
 from raylake.relevance.encoder import BiEncoder
 from raylake.relevance.features import FEATURES, CandidateFeatures
-from raylake.relevance.select import choose
 from raylake.relevance.text import table_text
 
-FORMAT = 1
+FORMAT = 2  # 2: the extension classifier and its calibration (1: candidates chosen by their own probability)
+_FILES = ("encoder.safetensors", "classifier.safetensors", "completion.safetensors")
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 
 
 class RelevanceModel:
-    def __init__(self, encoder: BiEncoder, classifier: CompletionClassifier, meta: dict):
+    def __init__(self, encoder: BiEncoder, classifier: CompletionClassifier, completion: CompletionClassifier,
+                 calibration: Calibration, meta: dict):
         self.encoder, self.classifier, self.meta = encoder, classifier, meta
+        self.completion, self.calibration = completion, calibration
 
     @classmethod
     def fresh(cls, model_path: str | None = None, max_seq_length: int = 128, train_layers: int = 2, hidden: int = 64,
               heads: int = 2) -> "RelevanceModel":
         enc = BiEncoder(model_path, max_seq_length, train_layers, heads)
         meta = {"format": FORMAT, "max_seq_length": max_seq_length, "train_layers": train_layers, "hidden": hidden, "heads": heads,
-                "features": list(FEATURES), "base_model": os.path.basename(os.path.normpath(enc_path(model_path)))}
-        return cls(enc, CompletionClassifier(len(FEATURES), hidden), meta)
+                "features": list(FEATURES), "state_features": list(STATE_FEATURES),
+                "base_model": os.path.basename(os.path.normpath(enc_path(model_path)))}
+        width = len(FEATURES) + 2 + len(STATE_FEATURES)  # own features, first-stage p and its log rank, the state's
+        return cls(enc, CompletionClassifier(len(FEATURES), hidden), CompletionClassifier(width, hidden), Calibration(), meta)
 
     @property
     def fingerprint(self) -> str:
@@ -58,9 +65,11 @@ class RelevanceModel:
         tmp = tempfile.mkdtemp(prefix=".relevance-", dir=parent)
         try:
             save_file(self.encoder.top_state(), os.path.join(tmp, "encoder.safetensors"))
-            save_file({k: v.contiguous() for k, v in self.classifier.state_dict().items()}, os.path.join(tmp, "classifier.safetensors"))
-            digest = hashlib.sha256()
-            for name in ("encoder.safetensors", "classifier.safetensors"):
+            for name, net in (("classifier.safetensors", self.classifier), ("completion.safetensors", self.completion)):
+                save_file({k: v.contiguous() for k, v in net.state_dict().items()}, os.path.join(tmp, name))
+            self.meta["calibration"] = self.calibration.to_dict()
+            digest = hashlib.sha256(json.dumps(self.meta["calibration"]).encode())
+            for name in _FILES:
                 with open(os.path.join(tmp, name), "rb") as fh:
                     digest.update(fh.read())
             self.meta["fingerprint"] = digest.hexdigest()[:16]
@@ -94,16 +103,19 @@ class RelevanceModel:
             raise RaylakeError(f"{meta_path!r} is not valid JSON: the model folder is damaged; train it again") from None
         if meta.get("format") != FORMAT:
             raise RaylakeError(f"relevance model {path!r} has format {meta.get('format')!r}, this raylake reads {FORMAT}; train it again")
-        if meta.get("features") != list(FEATURES):
+        if meta.get("features") != list(FEATURES) or meta.get("state_features") != list(STATE_FEATURES):
             raise RaylakeError(f"relevance model {path!r} was trained on other features; train it again with this raylake")
         model = cls.fresh(model_path, meta["max_seq_length"], meta["train_layers"], meta["hidden"], meta.get("heads", 1))
         model.meta = meta
         try:
             model.encoder.load_top_state(load_file(os.path.join(path, "encoder.safetensors")))
             model.classifier.load_state_dict(load_file(os.path.join(path, "classifier.safetensors")))
-        except (OSError, RuntimeError, ValueError) as exc:
+            model.completion.load_state_dict(load_file(os.path.join(path, "completion.safetensors")))
+            model.calibration = Calibration(meta["calibration"]["x"], meta["calibration"]["y"])
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as exc:
             raise RaylakeError(f"relevance model {path!r} could not be loaded ({exc}); train it again") from None
         model.classifier.eval()
+        model.completion.eval()
         return model
 
     def for_lake(self, index, graph=None, cache: bool = True, progress=None) -> "LakeRelevance":
@@ -127,6 +139,7 @@ class LakeRelevance:
         self.model, self.index, self.graph = model, index, graph
         self.table_emb = self._table_embeddings(cache, progress)
         self.features = CandidateFeatures(index, graph)
+        self.completion = Completion(graph, index.paths)
         self.scores("warm up")  # the first pass allocates; per-question timings should be the question's own
 
     def _table_embeddings(self, cache: bool, progress) -> np.ndarray:
@@ -161,35 +174,32 @@ class LakeRelevance:
         (then the engine runs the beam first); a model trained without them never sees them."""
         return bool(self.model.meta.get("context"))
 
-    def rank(self, question: str, intent_tables=(), plan_tables=()) -> tuple[np.ndarray, np.ndarray]:
-        """Candidates ``(C,)`` and the classifier's probabilities ``(C,)``.
-
-        The classifier was fitted on one head's scores of questions that head never saw
-        (:func:`~raylake.relevance.train.fit`), so it reads one head's scores here too. A model
-        :func:`~raylake.relevance.train.fit` trains saves one head (fine-tuned on every
-        question); a folder of an earlier format with several heads gets each head's
-        probabilities averaged over the union of their candidates — not their mean score,
-        whose spread the classifier never met."""
+    def rank(self, question: str, intent_tables=(), plan_tables=()) -> "Ranking":
+        """The question's candidates, their features and the candidate classifier's probabilities."""
         if not self.uses_context:
             intent_tables, plan_tables = (), ()
-        q = self.model.encoder.encode([question])[:, 0]  # (heads, d)
-        per_head = np.einsum("htd,hd->ht", self.table_emb, q)
-        cand = np.fromiter(dict.fromkeys(t for s in per_head for t in
-                                         self.features.candidate_set(s, intent_tables, plan_tables).tolist()), np.int64)
-        p = np.mean([self.model.classifier.predict(self.features.describe(question, cand, s, intent_tables, plan_tables))
-                     for s in per_head], axis=0)
-        return cand, p
+        s = self.scores(question)
+        cand = self.features.candidate_set(s, intent_tables, plan_tables)
+        X = self.features.describe(question, cand, s, intent_tables, plan_tables)
+        return Ranking(cand, self.model.classifier.predict(X), X)
 
     def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0,
                completeness: float = 1.0) -> list[tuple[int, float]]:
-        """The tables the question gets (at most ``budget``), each with its probability, best first."""
-        cand, p = self.rank(question, intent_tables, plan_tables)
-        return self.pick(cand, p, budget, recall_weight, completeness)
+        """The tables the question gets (at most ``budget``), each with its probability, in the order chosen."""
+        return self.pick(self.rank(question, intent_tables, plan_tables), budget, recall_weight, completeness)
 
-    def pick(self, cand: np.ndarray, p: np.ndarray, budget: int, recall_weight: float = 1.0,
+    def pick(self, ranking: "Ranking", budget: int, recall_weight: float = 1.0,
              completeness: float = 1.0) -> list[tuple[int, float]]:
-        """The chosen tables among ranked candidates (:meth:`rank`), each with its probability, best
-        first: :meth:`choose` for a caller that also keeps the whole ranking (the engine's rejected tables)."""
-        prob = dict(zip(cand.tolist(), p.tolist()))
-        chosen = choose(cand, p, budget, recall_weight, completeness)
-        return [(t, prob[t]) for t in chosen]
+        """The chosen tables of a :meth:`rank` result, each with its probability, in the order chosen: the
+        greedy extension and its calibrated stop (:mod:`.complete`); :meth:`choose` for a caller that does
+        not keep the whole ranking (the engine keeps it for its rejected tables)."""
+        seq, q, rest = self.completion.decode(self.model.completion, ranking.cand, ranking.features, ranking.p, budget)
+        return choose_sequence(seq, q, rest, self.model.calibration, recall_weight, completeness)
+
+
+class Ranking(NamedTuple):
+    """One question's candidates ``(C,)``, their candidate-classifier probabilities ``(C,)`` and features ``(C, F)``."""
+
+    cand: np.ndarray
+    p: np.ndarray
+    features: np.ndarray

@@ -1,7 +1,8 @@
-"""Completion: which of the scored candidates a question gets, and when to stop.
+"""The stop: how many of the ordered candidates a question gets.
 
-The classifier gives every candidate table *t* a probability :math:`p_t` that the question
-needs it. With tables sorted by probability, the answer is the prefix :math:`S_k` that
+Every candidate table *t* in an order (the greedy extension's picks, :mod:`.complete`, or a
+classifier's probabilities sorted, :func:`choose`) has a probability :math:`p_t` that the
+question needs it. The answer is the prefix :math:`S_k` of the order that
 maximises the expected score of the two measures a user judges an answer by — its F1 and
 whether it is *sufficient* (holds every needed table) — under independence:
 
@@ -41,15 +42,21 @@ def choose(tables: np.ndarray, p: np.ndarray, budget: int, recall_weight: float 
     """The table set of highest expected F-beta + γ·P(sufficient) among the prefixes of the probability order."""
     tables = np.asarray(tables, np.int64)
     p = np.clip(np.asarray(p, np.float64), 0.0, 1.0)
-    order = sorted(range(len(tables)), key=lambda i: (-p[i], int(tables[i])))[:budget]
-    q = p[order]
-    # keep[k]: P(no needed table outside the first k) = Π_{j >= k} (1 - p_j), over every candidate
-    outside = np.prod(1.0 - np.sort(p)[::-1][len(q):]) if len(p) > len(q) else 1.0
-    keep = np.append(np.cumprod((1.0 - q)[::-1])[::-1], 1.0) * outside
-    b2, gamma, total = float(recall_weight), float(completeness), float(p.sum())
+    order = sorted(range(len(tables)), key=lambda i: (-p[i], int(tables[i])))
+    k = best_prefix(p[order[:budget]], p[order[budget:]], recall_weight, completeness)
+    return [int(tables[i]) for i in order[:k]]
+
+
+def best_prefix(q: np.ndarray, rest: np.ndarray, recall_weight: float = 1.0, completeness: float = 1.0) -> int:
+    """Length of the prefix of ``q`` (probabilities of tables in the order they would be added)
+    of highest :math:`J`, with ``rest`` the probabilities of the tables that cannot be added."""
+    q = np.clip(np.asarray(q, np.float64), 0.0, 1.0)
+    rest = np.clip(np.asarray(rest, np.float64), 0.0, 1.0)
+    if not len(q):
+        return 0
+    # keep[k]: P(no needed table outside the first k) = Π_{j >= k} (1 - q_j) · Π_rest (1 - p)
+    keep = np.append(np.cumprod((1.0 - q)[::-1])[::-1], 1.0) * np.prod(1.0 - rest)
+    b2, gamma, total = float(recall_weight), float(completeness), float(q.sum() + rest.sum())
     k = np.arange(1, len(q) + 1)
     f = (1 + b2) * np.cumsum(q) / np.maximum(k + b2 * total, 1e-12) + gamma * keep[1:]
-    if not len(f):
-        return []
-    best_k = int(np.argmax(f)) + 1
-    return [int(tables[i]) for i in order[:best_k]]
+    return int(np.argmax(f)) + 1

@@ -177,25 +177,86 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
     t_enc = time.perf_counter() - t0
     say(f"encoder fine-tuned in {t_enc:.0f} s (best epochs {best_epochs}, question-time head {n_full}); fitting the classifier")
     feats = [CandidateFeatures(src.index, src.index.graph) for src in sources]
-    Xs, ys, covered = [], [], 0
+    cands, Xs, ys, covered = [], [], [], 0
     for (k, q, ts), s in zip(flat, oos):
         intent, plan = sources[k].context(q) if sources[k].context else ((), ())
         cand, X = feats[k].candidates(q, s, intent, plan)
-        gold = set(ts)
+        cands.append(cand)
         Xs.append(X)
-        ys.append(np.fromiter((t in gold for t in cand.tolist()), np.float32, len(cand)))
-        covered += gold <= set(cand.tolist())
+        ys.append(_labels(cand, ts))
+        covered += set(ts) <= set(cand.tolist())
     X, y = np.concatenate(Xs), np.concatenate(ys)
     clf_losses = model.classifier.fit(X, y, epochs=cfg.classifier_epochs, seed=cfg.seed)
     say(f"classifier fitted on {len(y):,} candidates ({int(y.sum()):,} needed); loss {clf_losses[0]:.3f} -> {clf_losses[-1]:.3f}")
+    cmp_info = _fit_completion(model, sources, flat, half, cands, Xs, cfg, say)
     model.meta["context"] = all(src.context is not None for src in sources)
     model.meta["training"] = {"examples": len(flat), "pairs": sum(len(ts) for _, _, ts in flat), "config": asdict(cfg),
                               "halves": [half.count(0), half.count(1)], "best_epochs": best_epochs, "epochs": n_full,
                               "held_out_recall10": val,
-                              "candidate_recall": round(covered / len(flat), 4), "encoder_s": round(t_enc, 1),
+                              "candidate_recall": round(covered / len(flat), 4), "encoder_s": round(t_enc, 1), **cmp_info,
                               "total_s": round(time.perf_counter() - t0, 1), "lakes": [src.index.lake_root for src in sources]}
     return model, {"encoder_loss": [x for l in losses for x in l], "head_loss": losses, "classifier_loss": clf_losses,
                    **model.meta["training"]}
+
+
+def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
+    """Fit the extension classifier and its calibration (:mod:`.complete`) on the examples.
+
+    Its states need first-stage probabilities of questions the first stage was not fitted on,
+    as at question time: two candidate classifiers are cross-fitted on the halves. Two extension
+    classifiers are cross-fitted the same way, each decodes the half it did not see, and the
+    calibration is fitted on those picks; the saved extension classifier is fitted on all."""
+    from raylake.relevance.classifier import CompletionClassifier
+    from raylake.relevance.complete import Calibration, Completion
+
+    comps = [Completion(src.index.graph, src.index.paths) for src in sources]
+    sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
+    p0: list = [None] * len(flat)
+    for h in (0, 1):
+        mine, other = sides[h], sides[1 - h]
+        if not mine or not other:
+            continue
+        clf = CompletionClassifier(Xs[0].shape[1], model.meta["hidden"])
+        clf.fit(np.concatenate([Xs[i] for i in mine]), np.concatenate([_labels(cands[i], flat[i][2]) for i in mine]),
+                epochs=cfg.classifier_epochs, seed=cfg.seed)
+        for i in other:
+            p0[i] = clf.predict(Xs[i])
+    for i, v in enumerate(p0):  # a single group: no held-out half, the fitted classifier's own probabilities
+        if v is None:
+            p0[i] = model.classifier.predict(Xs[i])
+    rows = [comps[k].states(cands[i], Xs[i], p0[i], ts) for i, (k, _, ts) in enumerate(flat)]
+
+    def fitted(which):
+        clf = CompletionClassifier(comps[0].width, model.meta["hidden"])
+        clf.fit(np.concatenate([rows[i][0] for i in which]), np.concatenate([rows[i][1] for i in which]),
+                epochs=cfg.completion_epochs, seed=cfg.seed)
+        return clf
+
+    picks, needed = [], []
+    for h in (0, 1):
+        if not sides[h] or not sides[1 - h]:
+            continue
+        clf = fitted(sides[h])
+        for i in sides[1 - h]:
+            k, _, ts = flat[i]
+            seq, q, _ = comps[k].decode(clf, cands[i], Xs[i], p0[i], cfg.calibration_budget)
+            picks.extend(q[1:])
+            needed.extend(t in set(ts) for t in seq[1:])
+    if len(picks) >= cfg.calibration_min_picks:
+        model.calibration = Calibration.fit(np.asarray(picks), np.asarray(needed, np.float64))
+    final = fitted(range(len(flat)))
+    model.completion.load_state_dict(final.state_dict())
+    model.completion.eval()
+    n_rows = sum(len(r[1]) for r in rows)
+    calibrated = len(picks) >= cfg.calibration_min_picks
+    say(f"extension classifier fitted on {n_rows:,} state rows; " + (f"calibrated on {len(picks):,} held-out picks" if calibrated
+        else f"{len(picks):,} held-out picks are too few to calibrate it (< {cfg.calibration_min_picks:,})"))
+    return {"completion_rows": n_rows, "calibration_picks": len(picks), "calibrated": calibrated}
+
+
+def _labels(cand: np.ndarray, gold) -> np.ndarray:
+    gold = set(gold)
+    return np.fromiter((t in gold for t in cand.tolist()), np.float32, len(cand))
 
 
 def train(index_dirs: list[str], out: str, questions: list[str], cfg: RelevanceConfig, address: str | None = None,

@@ -289,9 +289,9 @@ class Engine:
             if self.relevance.uses_context:
                 plan_tables = (prep.beam_plan if prep.beam_plan is not None else search.run()).tables
             rcfg = self.ctx.relevance
-            cand, p = self.relevance.rank(prep.question, prep.support.intent_tables(), plan_tables)
-            ranked = dict(zip(cand.tolist(), p.tolist()))
-            chosen = self.relevance.pick(cand, p, scfg.budget, rcfg.recall_weight, rcfg.completeness)
+            ranking = self.relevance.rank(prep.question, prep.support.intent_tables(), plan_tables)
+            ranked = dict(zip(ranking.cand.tolist(), ranking.p.tolist()))
+            chosen = self.relevance.pick(ranking, scfg.budget, rcfg.recall_weight, rcfg.completeness)
             probs = dict(chosen)
         if chosen:
             plan = search.connect([c for c, _ in chosen])

@@ -85,7 +85,7 @@ def trained(example_index, tmp_path_factory):
 
     index = LakeIndex.load(example_index)
     examples = [(q, [index.path_id[t] for t in ts]) for q, ts in QUESTIONS]
-    cfg = RelevanceConfig(epochs=10, batch_size=4, lr=2e-4, classifier_epochs=60)
+    cfg = RelevanceConfig(epochs=10, batch_size=4, lr=2e-4, classifier_epochs=60, completion_epochs=60)
     model, summary = fit([Source(index, examples)], cfg)
     out = str(tmp_path_factory.mktemp("model") / "relevance")
     model.save(out)
@@ -100,11 +100,11 @@ def test_training_lowers_the_loss_and_the_saved_model_ranks_a_known_table_first(
         assert np.mean(loss[-3:]) < 0.7 * np.mean(loss[:3]), loss
     clf = summary["classifier_loss"]
     assert clf[-1] < clf[0]
-    assert sorted(os.listdir(out)) == ["classifier.safetensors", "encoder.safetensors", "relevance.json"]
+    assert sorted(os.listdir(out)) == ["classifier.safetensors", "completion.safetensors", "encoder.safetensors", "relevance.json"]
     lr = RelevanceModel.load(out).for_lake(index, cache=False)
     s = lr.scores("How many players does each club have?")
     assert index.paths[int(np.argmax(s))] in ("sports/player.csv", "sports/club.csv")
-    cand, p = lr.rank("Which hospitals have more than 100 beds?")
+    cand, p, _ = lr.rank("Which hospitals have more than 100 beds?")
     assert index.paths[int(cand[np.argmax(p)])] == "misc/hospitals.csv"
 
 
