@@ -54,9 +54,9 @@ def main(argv=None) -> int:
     for q in qs:
         prep = eng.prepare(q["question"], context=True)
         intent, plan = prep.support.intent_tables(), prep.beam_plan.tables
-        cand, prob = eng.relevance.rank(prep.question, intent, plan)
-        p_of = {idx.paths[int(t)]: float(x) for t, x in zip(cand, prob)}
-        chosen = {idx.paths[t] for t, _ in eng.relevance.choose(prep.question, args.budget, intent, plan, 1.0)}
+        ranking = eng.relevance.rank(prep.question, intent, plan)
+        p_of = {idx.paths[int(t)]: float(x) for t, x in zip(ranking.cand, ranking.p)}
+        chosen = {idx.paths[t] for t, _ in eng.relevance.pick(ranking, args.budget)}
         for t in set(q["gold_tables"]) - set(rl[q["id"]]):
             c["missing tables"] += 1
             if t not in p_of:
