@@ -41,7 +41,7 @@ Args:
     pool: candidates taken into every state's pool by first-stage probability.
 
 Shapes:
-    - ``cand`` ``(C,)``, ``X`` ``(C, len(FEATURES))``, ``p`` ``(C,)`` → rows ``(P, len(FEATURES) + 2 + len(STATE_FEATURES))``.
+    - ``cand`` ``(C,)``, ``X`` ``(C, len(FEATURES))``, ``p`` ``(C,)`` → rows ``(P, WIDTH)``.
 """
 from __future__ import annotations
 
@@ -49,9 +49,11 @@ import os
 
 import numpy as np
 
+from raylake.relevance.features import FEATURES
 from raylake.relevance.select import best_prefix
 
 STATE_FEATURES = ("s_join", "s_joined", "s_hop", "s_bridge", "s_shard", "s_folder", "s_size", "s_best_p")
+WIDTH = len(FEATURES) + 2 + len(STATE_FEATURES)  # a row: the candidate's features, p and log rank by p, the state's
 
 
 class Completion:
@@ -104,7 +106,7 @@ class Completion:
         gold = set(gold)
         order, pos, rank = self._order(cand, p)
         if not order:
-            return np.zeros((0, self.width), np.float32), np.zeros(0, np.float32)
+            return np.zeros((0, WIDTH), np.float32), np.zeros(0, np.float32)
         S = [order[0]]
         rest = [t for t in order if t in gold and t != order[0]]
         Xs, ys = [], []
@@ -116,14 +118,8 @@ class Completion:
             if k < len(rest):
                 S = S + [rest[k]]
         if not Xs:
-            return np.zeros((0, self.width), np.float32), np.zeros(0, np.float32)
+            return np.zeros((0, WIDTH), np.float32), np.zeros(0, np.float32)
         return np.concatenate(Xs), np.concatenate(ys)
-
-    @property
-    def width(self) -> int:
-        from raylake.relevance.features import FEATURES
-
-        return len(FEATURES) + 2 + len(STATE_FEATURES)
 
     def decode(self, classifier, cand: np.ndarray, X: np.ndarray, p: np.ndarray, budget: int):
         """Greedy extension up to ``budget`` tables: ``(tables, q, rest)`` — the picks in order, each

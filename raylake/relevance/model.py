@@ -24,7 +24,7 @@ import numpy as np
 
 from raylake.errors import RaylakeError
 from raylake.relevance.classifier import CompletionClassifier
-from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion, choose_sequence
+from raylake.relevance.complete import STATE_FEATURES, WIDTH, Calibration, Completion, choose_sequence
 from raylake.relevance.encoder import BiEncoder
 from raylake.relevance.features import FEATURES, CandidateFeatures
 from raylake.relevance.text import table_text
@@ -47,8 +47,7 @@ class RelevanceModel:
         meta = {"format": FORMAT, "max_seq_length": max_seq_length, "train_layers": train_layers, "hidden": hidden, "heads": heads,
                 "features": list(FEATURES), "state_features": list(STATE_FEATURES),
                 "base_model": os.path.basename(os.path.normpath(enc_path(model_path)))}
-        width = len(FEATURES) + 2 + len(STATE_FEATURES)  # own features, first-stage p and its log rank, the state's
-        return cls(enc, CompletionClassifier(len(FEATURES), hidden), CompletionClassifier(width, hidden), Calibration(), meta)
+        return cls(enc, CompletionClassifier(len(FEATURES), hidden), CompletionClassifier(WIDTH, hidden), Calibration(), meta)
 
     @property
     def fingerprint(self) -> str:

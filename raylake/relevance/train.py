@@ -207,7 +207,7 @@ def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
     classifiers are cross-fitted the same way, each decodes the half it did not see, and the
     calibration is fitted on those picks; the saved extension classifier is fitted on all."""
     from raylake.relevance.classifier import CompletionClassifier
-    from raylake.relevance.complete import Calibration, Completion
+    from raylake.relevance.complete import WIDTH, Calibration, Completion
 
     comps = [Completion(src.index.graph, src.index.paths) for src in sources]
     sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
@@ -227,7 +227,7 @@ def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
     rows = [comps[k].states(cands[i], Xs[i], p0[i], ts) for i, (k, _, ts) in enumerate(flat)]
 
     def fitted(which):
-        clf = CompletionClassifier(comps[0].width, model.meta["hidden"])
+        clf = CompletionClassifier(WIDTH, model.meta["hidden"])
         clf.fit(np.concatenate([rows[i][0] for i in which]), np.concatenate([rows[i][1] for i in which]),
                 epochs=cfg.completion_epochs, seed=cfg.seed)
         return clf
