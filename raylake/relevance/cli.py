@@ -31,11 +31,12 @@ def register(subparsers) -> None:
     t.add_argument("--json", action="store_true", help="print the summary as JSON")
     t.set_defaults(func=cmd_train)
 
-    k = sub.add_parser("rank", help="the candidate tables of a question with the model's probabilities")
+    k = sub.add_parser("rank", help="the candidate tables of a question with the model's probabilities, and the tables it chooses")
     k.add_argument("question")
     k.add_argument("--index-dir", default=".raylake")
     k.add_argument("--model", default="default", metavar="DIR", help="model folder (default: the packaged model)")
     k.add_argument("--top", type=int, default=10, help="candidates to show (default 10)")
+    k.add_argument("--budget", type=int, default=10, help="at most this many tables chosen (default 10)")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_rank)
     r.set_defaults(func=lambda args: (r.print_help(), 2)[1])
@@ -79,12 +80,20 @@ def cmd_rank(args) -> int:
     index = LakeIndex.load(args.index_dir)
     path = PACKAGED if args.model == "default" else args.model
     lr = RelevanceModel.load(path).for_lake(index, progress=lambda m: print(m, file=sys.stderr))
-    cand, p, _ = lr.rank(args.question)
+    if args.budget < 1:
+        raise RaylakeError(f"--budget must be at least 1, got {args.budget}")
+    ranking = lr.rank(args.question)
+    cand, p = ranking.cand, ranking.p
     order = sorted(range(len(cand)), key=lambda i: -p[i])[: args.top]
     rows = [{"table": index.paths[int(cand[i])], "probability": round(float(p[i]), 4)} for i in order]
+    chosen = [{"table": index.paths[t], "probability": round(q, 4)} for t, q in lr.pick(ranking, args.budget)]
     if args.json:
-        print(json.dumps({"question": args.question, "candidates": rows}))
+        print(json.dumps({"question": args.question, "candidates": rows, "chosen": chosen}))
     else:
+        print("candidates (their own probability):")
         for r in rows:
-            print(f"{r['probability']:.3f}  {r['table']}")
+            print(f"  {r['probability']:.3f}  {r['table']}")
+        print("chosen, in order (the probability given the tables before it):")
+        for r in chosen:
+            print(f"  {r['probability']:.3f}  {r['table']}")
     return 0

@@ -106,6 +106,26 @@ def test_training_lowers_the_loss_and_the_saved_model_ranks_a_known_table_first(
     assert index.paths[int(np.argmax(s))] in ("sports/player.csv", "sports/club.csv")
     cand, p, _ = lr.rank("Which hospitals have more than 100 beds?")
     assert index.paths[int(cand[np.argmax(p)])] == "misc/hospitals.csv"
+    # the extension classifier and its calibration come back as saved
+    model = RelevanceModel.load(out)
+    assert summary["completion_rows"] > 0
+    np.testing.assert_allclose(model.calibration.xs, trained_calibration(out)["x"], atol=1e-6)
+
+
+def trained_calibration(out):
+    return json.load(open(os.path.join(out, "relevance.json")))["calibration"]
+
+
+def test_relevance_rank_shows_candidates_and_the_chosen_tables_in_order(trained, example_index, capsys):
+    from raylake.cli import main
+
+    _, out, _ = trained
+    assert main(["relevance", "rank", "Which hospitals have more than 100 beds?", "--index-dir", example_index,
+                 "--model", out, "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["chosen"][0]["table"] == "misc/hospitals.csv"
+    assert res["candidates"][0]["table"] == "misc/hospitals.csv"
+    assert main(["relevance", "rank", "x", "--index-dir", example_index, "--model", out, "--budget", "0"]) == 2
 
 
 def test_the_engine_joins_the_tables_the_model_chooses(trained, example_index):
