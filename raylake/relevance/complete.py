@@ -61,6 +61,13 @@ class Completion:
         self.g, self.pool_size = graph, pool
         folders = [os.path.dirname(p) for p in paths]
         self.folder = folders if len(set(folders)) > 1 else None  # one folder says nothing about any table
+        self._shard_cache: dict[int, list[int]] = {}
+
+    def _shards(self, t: int) -> list[int]:
+        hit = self._shard_cache.get(t)
+        if hit is None:
+            hit = self._shard_cache[t] = self.g.shards(t)
+        return hit
 
     # ------------------------------------------------------------------ one state
 
@@ -69,7 +76,7 @@ class Completion:
         out = dict.fromkeys(order[: self.pool_size])
         for u in S:
             out.update(dict.fromkeys(t for t in self.g.join[u] if t in pos))
-            out.update(dict.fromkeys(t for t in self.g.shards(u) if t in pos))
+            out.update(dict.fromkeys(t for t in self._shards(u) if t in pos))
         inside = set(S)
         return [t for t in out if t not in inside]
 
@@ -77,17 +84,19 @@ class Completion:
              rank: dict[int, int]) -> np.ndarray:
         """``(len(pool), width)`` features of extending ``S`` by each table of ``pool``."""
         g, inside = self.g, set(S)
-        hop = g.closure(S, 2)
+        near = {u for s in S for u in (*g.join[s], *g.union[s])} - inside  # one structural link from S
         best_p = max(float(p[pos[u]]) for u in S)
         idx = [pos[t] for t in pool]
         st = np.zeros((len(pool), len(STATE_FEATURES)), np.float32)
         for i, t in enumerate(pool):
             js = [g.join_score(t, u) for u in S]
             joined = [u for u, s in zip(S, js) if s > 0]
+            # links from S to t: 1, 2 through a table one link from S, else 3 (farther is not told apart)
+            hop = 1 if t in near else 2 if any(u in near for u in (*g.join[t], *g.union[t])) else 3
             st[i] = (
-                max(js), len(joined), hop.get(t, 3),
+                max(js), len(joined), hop,
                 float(len(joined) >= 2 and not any(g.join_score(a, b) for a in joined for b in joined if a < b)),
-                float(any(u in inside for u in g.shards(t))),
+                float(any(u in inside for u in self._shards(t))),
                 sum(self.folder[u] == self.folder[t] for u in S) / len(S) if self.folder else 0.0,
                 len(S), best_p,
             )

@@ -80,3 +80,15 @@ def test_the_stop_keeps_the_decoded_order_and_reads_calibrated_probabilities():
     assert choose_sequence([7, 8], np.array([0.9, 0.9]), np.array([]), flat) == [(7, 0.9)]
     out = choose_sequence([7, 8], np.array([0.9, 0.9]), np.array([]), Calibration())
     assert [t for t, _ in out] == [7, 8]
+
+
+def test_the_hop_feature_is_the_graph_distance_from_the_state(graph):
+    comp = Completion(graph, PATHS, pool=6)
+    cand, p = np.arange(6), np.linspace(0.9, 0.4, 6)
+    X = np.zeros((6, len(FEATURES)), np.float32)
+    pos, rank = {t: t for t in range(6)}, {t: t for t in range(6)}
+    hop = len(FEATURES) + 2 + STATE_FEATURES.index("s_hop")
+    for S in ([0], [3], [0, 4], [5]):
+        pool = [t for t in range(6) if t not in S]
+        dist = graph.closure(S, 2)
+        assert list(comp.rows(S, pool, X, p, pos, rank)[:, hop]) == [dist.get(t, 3) for t in pool], S
