@@ -38,6 +38,7 @@ probabilities is the answer (:func:`.select.best_prefix`).
 Args:
     graph: the lake's :class:`~raylake.graph.LakeGraph`.
     paths: each table's path (its folder is evidence where the lake has several folders).
+    shards: each table's shard cluster (:attr:`.features.CandidateFeatures.shards`).
     pool: candidates taken into every state's pool by first-stage probability.
 
 Shapes:
@@ -49,7 +50,7 @@ import os
 
 import numpy as np
 
-from raylake.relevance.features import FEATURES
+from raylake.relevance.features import FEATURES, bridges
 from raylake.relevance.select import best_prefix
 
 STATE_FEATURES = ("s_join", "s_joined", "s_hop", "s_bridge", "s_shard", "s_folder", "s_size", "s_best_p")
@@ -57,17 +58,10 @@ WIDTH = len(FEATURES) + 2 + len(STATE_FEATURES)  # a row: the candidate's featur
 
 
 class Completion:
-    def __init__(self, graph, paths, pool: int = 20):
-        self.g, self.pool_size = graph, pool
+    def __init__(self, graph, paths, shards: list[list[int]], pool: int = 20):
+        self.g, self.shards, self.pool_size = graph, shards, pool
         folders = [os.path.dirname(p) for p in paths]
         self.folder = folders if len(set(folders)) > 1 else None  # one folder says nothing about any table
-        self._shard_cache: dict[int, list[int]] = {}
-
-    def _shards(self, t: int) -> list[int]:
-        hit = self._shard_cache.get(t)
-        if hit is None:
-            hit = self._shard_cache[t] = self.g.shards(t)
-        return hit
 
     # ------------------------------------------------------------------ one state
 
@@ -76,7 +70,7 @@ class Completion:
         out = dict.fromkeys(order[: self.pool_size])
         for u in S:
             out.update(dict.fromkeys(t for t in self.g.join[u] if t in pos))
-            out.update(dict.fromkeys(t for t in self._shards(u) if t in pos))
+            out.update(dict.fromkeys(t for t in self.shards[u] if t in pos))
         inside = set(S)
         return [t for t in out if t not in inside]
 
@@ -95,8 +89,8 @@ class Completion:
             hop = 1 if t in near else 2 if any(u in near for u in (*g.join[t], *g.union[t])) else 3
             st[i] = (
                 max(js), len(joined), hop,
-                float(len(joined) >= 2 and not any(g.join_score(a, b) for a in joined for b in joined if a < b)),
-                float(any(u in inside for u in self._shards(t))),
+                float(bridges(g, joined)),
+                float(any(u in inside for u in self.shards[t])),
                 sum(self.folder[u] == self.folder[t] for u in S) / len(S) if self.folder else 0.0,
                 len(S), best_p,
             )
@@ -137,7 +131,7 @@ class Completion:
         order, pos, rank = self._order(cand, p)
         if not order or budget < 1:
             return [], np.zeros(0), np.zeros(0)
-        S, q, rest = [order[0]], [float(p[pos[order[0]]])], np.asarray(p[[pos[t] for t in order[1:]]], np.float64)
+        S, q, rest = [order[0]], [float(p[pos[order[0]]])], np.zeros(0)  # one pick: the stop keeps it whatever is left
         while len(S) < budget:
             pool = self.pool(S, order, pos)
             if not pool:

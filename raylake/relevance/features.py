@@ -32,6 +32,11 @@ _STOP = frozenset("a an the of in on at to for by with and or is are was were be
                   "did have has than more most less least number count name names".split())
 
 
+def bridges(graph, joined: list[int]) -> bool:
+    """Whether a table joined to each of ``joined`` bridges them: two or more, no two joined directly."""
+    return len(joined) >= 2 and not any(graph.join_score(a, b) for a in joined for b in joined if a < b)
+
+
 class CandidateFeatures:
     """Precomputed per-lake facts and the per-question feature matrix.
 
@@ -146,7 +151,7 @@ class CandidateFeatures:
                 max((g.join_score(t, u) for u in best if u != t), default=0.0),
                 hop.get(t, 3),
                 len(joined),
-                float(len(joined) >= 2 and not any(g.join_score(a, b) for a in joined for b in joined if a < b)),
+                float(bridges(g, joined)),
                 float(len(shards) > 1 and any(u != t and rank[u] < rank[t] for u in shards)),
                 len(shards),
                 self.log_degree[t],

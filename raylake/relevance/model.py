@@ -138,7 +138,7 @@ class LakeRelevance:
         self.model, self.index, self.graph = model, index, graph
         self.table_emb = self._table_embeddings(cache, progress)
         self.features = CandidateFeatures(index, graph)
-        self.completion = Completion(graph, index.paths)
+        self.completion = Completion(graph, index.paths, self.features.shards)
         self.scores("warm up")  # the first pass allocates; per-question timings should be the question's own
 
     def _table_embeddings(self, cache: bool, progress) -> np.ndarray:

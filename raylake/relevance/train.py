@@ -183,12 +183,13 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
         cand, X = feats[k].candidates(q, s, intent, plan)
         cands.append(cand)
         Xs.append(X)
-        ys.append(_labels(cand, ts))
-        covered += set(ts) <= set(cand.tolist())
+        gold = set(ts)
+        ys.append(np.fromiter((t in gold for t in cand.tolist()), np.float32, len(cand)))
+        covered += gold <= set(cand.tolist())
     X, y = np.concatenate(Xs), np.concatenate(ys)
     clf_losses = model.classifier.fit(X, y, epochs=cfg.classifier_epochs, seed=cfg.seed)
     say(f"classifier fitted on {len(y):,} candidates ({int(y.sum()):,} needed); loss {clf_losses[0]:.3f} -> {clf_losses[-1]:.3f}")
-    cmp_info = _fit_completion(model, sources, flat, half, cands, Xs, cfg, say)
+    cmp_info = _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say)
     model.meta["context"] = all(src.context is not None for src in sources)
     model.meta["training"] = {"examples": len(flat), "pairs": sum(len(ts) for _, _, ts in flat), "config": asdict(cfg),
                               "halves": [half.count(0), half.count(1)], "best_epochs": best_epochs, "epochs": n_full,
@@ -199,7 +200,7 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
                    **model.meta["training"]}
 
 
-def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
+def _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say) -> dict:
     """Fit the extension classifier and its calibration (:mod:`.complete`) on the examples.
 
     Its states need first-stage probabilities of questions the first stage was not fitted on,
@@ -209,7 +210,7 @@ def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
     from raylake.relevance.classifier import CompletionClassifier
     from raylake.relevance.complete import WIDTH, Calibration, Completion
 
-    comps = [Completion(src.index.graph, src.index.paths) for src in sources]
+    comps = [Completion(src.index.graph, src.index.paths, f.shards) for src, f in zip(sources, feats)]
     sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
     p0: list = [None] * len(flat)
     for h in (0, 1):
@@ -217,7 +218,7 @@ def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
         if not mine or not other:
             continue
         clf = CompletionClassifier(Xs[0].shape[1], model.meta["hidden"])
-        clf.fit(np.concatenate([Xs[i] for i in mine]), np.concatenate([_labels(cands[i], flat[i][2]) for i in mine]),
+        clf.fit(np.concatenate([Xs[i] for i in mine]), np.concatenate([ys[i] for i in mine]),
                 epochs=cfg.classifier_epochs, seed=cfg.seed)
         for i in other:
             p0[i] = clf.predict(Xs[i])
@@ -240,23 +241,19 @@ def _fit_completion(model, sources, flat, half, cands, Xs, cfg, say) -> dict:
         for i in sides[1 - h]:
             k, _, ts = flat[i]
             seq, q, _ = comps[k].decode(clf, cands[i], Xs[i], p0[i], cfg.calibration_budget)
+            gold = set(ts)
             picks.extend(q[1:])
-            needed.extend(t in set(ts) for t in seq[1:])
-    if len(picks) >= cfg.calibration_min_picks:
+            needed.extend(t in gold for t in seq[1:])
+    calibrated = len(picks) >= cfg.calibration_min_picks
+    if calibrated:
         model.calibration = Calibration.fit(np.asarray(picks), np.asarray(needed, np.float64))
     final = fitted(range(len(flat)))
     model.completion.load_state_dict(final.state_dict())
     model.completion.eval()
     n_rows = sum(len(r[1]) for r in rows)
-    calibrated = len(picks) >= cfg.calibration_min_picks
     say(f"extension classifier fitted on {n_rows:,} state rows; " + (f"calibrated on {len(picks):,} held-out picks" if calibrated
         else f"{len(picks):,} held-out picks are too few to calibrate it (< {cfg.calibration_min_picks:,})"))
     return {"completion_rows": n_rows, "calibration_picks": len(picks), "calibrated": calibrated}
-
-
-def _labels(cand: np.ndarray, gold) -> np.ndarray:
-    gold = set(gold)
-    return np.fromiter((t in gold for t in cand.tolist()), np.float32, len(cand))
 
 
 def train(index_dirs: list[str], out: str, questions: list[str], cfg: RelevanceConfig, address: str | None = None,

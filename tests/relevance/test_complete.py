@@ -12,6 +12,10 @@ from raylake.relevance.select import best_prefix
 PATHS = ["db/makers.csv", "db/models.csv", "db/cars.csv", "other/makers_list.csv", "db/sales_1.csv", "db/sales_2.csv"]
 
 
+def _shards(graph):
+    return [graph.shards(t) for t in range(graph.n_tables)]
+
+
 def _join(a, b, score=0.9):
     return {"src_table": PATHS[a], "dst_table": PATHS[b], "kind": "join", "src_column": "id", "dst_column": "id",
             "score": score, "mapping": None, "row_overlap": 0.0}
@@ -25,7 +29,7 @@ def graph():
 
 
 def test_states_teacher_force_the_needed_tables_and_end_with_every_rest_a_negative(graph):
-    comp = Completion(graph, PATHS, pool=3)
+    comp = Completion(graph, PATHS, _shards(graph), pool=3)
     cand = np.arange(6)
     X = np.zeros((6, len(FEATURES)), np.float32)
     p = np.array([0.2, 0.9, 0.1, 0.8, 0.05, 0.04])  # models first; makers_list (another folder) beats makers on p
@@ -41,7 +45,7 @@ def test_states_teacher_force_the_needed_tables_and_end_with_every_rest_a_negati
 
 
 def test_a_trained_extension_classifier_decodes_the_joined_table_before_a_likelier_loner(graph):
-    comp = Completion(graph, PATHS, pool=3)
+    comp = Completion(graph, PATHS, _shards(graph), pool=3)
     rng = np.random.default_rng(0)
     # training rows: needed exactly when joined to the state (the signal the first stage cannot see)
     n = 600
@@ -56,7 +60,7 @@ def test_a_trained_extension_classifier_decodes_the_joined_table_before_a_likeli
     seq, q, rest = comp.decode(clf, cand, np.zeros((6, len(FEATURES)), np.float32), p, budget=3)
     assert seq[0] == 1  # the first table is the first stage's best
     assert seq[1] in (0, 2) and 3 not in seq  # then what joins the answer, never the likelier table elsewhere
-    assert q[0] == pytest.approx(0.9) and q[1] > 0.5 and len(rest) > 0
+    assert q[0] == pytest.approx(0.9) and q[1] > 0.5 and len(rest) > 0  # the last state's pool, not yet picked
     empty, q0, _ = comp.decode(clf, cand, np.zeros((6, len(FEATURES)), np.float32), p, budget=0)
     assert empty == [] and len(q0) == 0
 
@@ -83,7 +87,7 @@ def test_the_stop_keeps_the_decoded_order_and_reads_calibrated_probabilities():
 
 
 def test_the_hop_feature_is_the_graph_distance_from_the_state(graph):
-    comp = Completion(graph, PATHS, pool=6)
+    comp = Completion(graph, PATHS, _shards(graph), pool=6)
     cand, p = np.arange(6), np.linspace(0.9, 0.4, 6)
     X = np.zeros((6, len(FEATURES)), np.float32)
     pos, rank = {t: t for t in range(6)}, {t: t for t in range(6)}
