@@ -37,16 +37,15 @@ probabilities is the answer (:func:`.select.best_prefix`).
 
 Args:
     graph: the lake's :class:`~raylake.graph.LakeGraph`.
-    paths: each table's path (its folder is evidence where the lake has several folders).
+    folder: each table's folder id, or None for a lake of one folder (:func:`.features.folder_ids`).
     shards: each table's shard cluster (:attr:`.features.CandidateFeatures.shards`).
     pool: candidates taken into every state's pool by first-stage probability.
 
 Shapes:
-    - ``cand`` ``(C,)``, ``X`` ``(C, len(FEATURES))``, ``p`` ``(C,)`` → rows ``(P, WIDTH)``.
+    - ``cand`` ``(C,)``, ``X`` ``(C, F)``, ``p`` ``(C,)`` → rows ``(P, width(F))``: ``F`` is the model's
+      features, :data:`.features.FEATURES` or (a model trained before features were added) a prefix of them.
 """
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
@@ -54,14 +53,19 @@ from raylake.relevance.features import FEATURES, bridges
 from raylake.relevance.select import best_prefix
 
 STATE_FEATURES = ("s_join", "s_joined", "s_hop", "s_bridge", "s_shard", "s_folder", "s_size", "s_best_p")
-WIDTH = len(FEATURES) + 2 + len(STATE_FEATURES)  # a row: the candidate's features, p and log rank by p, the state's
+
+
+def width(n_features: int) -> int:
+    """A row: the candidate's features, p and log rank by p, the state's."""
+    return n_features + 2 + len(STATE_FEATURES)
+
+
+WIDTH = width(len(FEATURES))
 
 
 class Completion:
-    def __init__(self, graph, paths, shards: list[list[int]], pool: int = 20):
-        self.g, self.shards, self.pool_size = graph, shards, pool
-        folders = [os.path.dirname(p) for p in paths]
-        self.folder = folders if len(set(folders)) > 1 else None  # one folder says nothing about any table
+    def __init__(self, graph, folder: np.ndarray | None, shards: list[list[int]], pool: int = 20):
+        self.g, self.folder, self.shards, self.pool_size = graph, folder, shards, pool
 
     # ------------------------------------------------------------------ one state
 
@@ -91,7 +95,7 @@ class Completion:
                 max(js), len(joined), hop,
                 float(bridges(g, joined)),
                 float(any(u in inside for u in self.shards[t])),
-                sum(self.folder[u] == self.folder[t] for u in S) / len(S) if self.folder else 0.0,
+                sum(self.folder[u] == self.folder[t] for u in S) / len(S) if self.folder is not None else 0.0,
                 len(S), best_p,
             )
         first = np.stack([p[idx], np.log1p([rank[t] for t in pool])], 1).astype(np.float32)
@@ -108,8 +112,9 @@ class Completion:
         """Teacher-forced training rows of one question and their labels (the module docstring)."""
         gold = set(gold)
         order, pos, rank = self._order(cand, p)
+        empty = np.zeros((0, width(X.shape[1])), np.float32), np.zeros(0, np.float32)
         if not order:
-            return np.zeros((0, WIDTH), np.float32), np.zeros(0, np.float32)
+            return empty
         S = [order[0]]
         rest = [t for t in order if t in gold and t != order[0]]
         Xs, ys = [], []
@@ -121,7 +126,7 @@ class Completion:
             if k < len(rest):
                 S = S + [rest[k]]
         if not Xs:
-            return np.zeros((0, WIDTH), np.float32), np.zeros(0, np.float32)
+            return empty
         return np.concatenate(Xs), np.concatenate(ys)
 
     def decode(self, classifier, cand: np.ndarray, X: np.ndarray, p: np.ndarray, budget: int):

@@ -9,12 +9,22 @@ classifier would cost far more for almost nothing.
 Each candidate is described by what it is (its own score and rank), by what the question
 says about it (words of its headers and name, values it holds), and — what a point-wise
 retriever cannot see — by where it lies relative to the question's best tables: joined to
-the best one, a bridge between two good ones, a shard of a good one. The classifier learns
-how these combine; nothing here is weighted by hand.
+the best one, a bridge between two good ones, a shard of a good one — and by the folder it
+lies in, where a lake's folders mean something (``<database>/<table>.csv``): how the folder's
+candidates together score and cover the question's words against the best folder's. A question
+is usually asked of one folder, and a table whose folder as a whole answers the question is
+likelier than an equally similar table alone among strangers. Measured on the named Spider lake
+(held-out questions of three database-grouped folds, the candidate classifier refitted on the
+other folds' rows): every needed table in the first 5 by probability for 0.586 of the questions
+without the folder features, 0.694 with them (first 10: 0.744, 0.829); the same statistics over
+join neighbourhoods instead of folders gave nothing (0.580, 0.737): in that lake 9 % of join
+edges link tables of one database. In a lake of one folder the folder features are zero. The
+classifier learns how all of these combine; nothing here is weighted by hand.
 """
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -26,10 +36,18 @@ FEATURES = (
     "q_cover", "h_cover", "name_cover", "value_hits",
     "join_best", "join_top3", "hop_best", "n_top5_joined", "bridge", "is_shard_mate", "cluster_size", "log_degree",
     "intent", "plan", "named_lake",
+    "folder_gap", "folder_log_rank", "folder_cover", "folder_cover_gap", "folder_top2_gap",
 )
 _STOP = frozenset("a an the of in on at to for by with and or is are was were be what which who whom how many much "
                   "show list find give return all each every that this those these their its his her from as do does "
                   "did have has than more most less least number count name names".split())
+
+
+def folder_ids(paths: list[str]) -> np.ndarray | None:
+    """Each table's folder as an integer id, or None for a lake of one folder (which says nothing about any table)."""
+    ids: dict[str, int] = {}
+    folder = np.fromiter((ids.setdefault(os.path.dirname(p), len(ids)) for p in paths), np.int64, len(paths))
+    return folder if len(ids) > 1 else None
 
 
 def bridges(graph, joined: list[int]) -> bool:
@@ -68,6 +86,7 @@ class CandidateFeatures:
         self.name_total = [sum(self.idf[x] for x in n) or 1.0 for n in self.name_toks]
         self.shards = [graph.shards(t) for t in range(index.n_tables)]
         self.named = float(np.mean([bool(s) for s in self.name_toks])) if index.n_tables else 0.0
+        self.folder = folder_ids(index.paths)
         self.col_table = index.col_table
         self.log_degree = np.log1p([graph.degree(t) for t in range(index.n_tables)]).astype(np.float32)
 
@@ -132,6 +151,7 @@ class CandidateFeatures:
             c = int(g.shard_of[t])
             clusters[c] = max(clusters.get(c, -1.0), float(score[t]))
         cl_order = sorted(clusters.values(), reverse=True)
+        folder = self._folders(cand, score, q_w, q_total)
         X = np.zeros((len(cand), len(FEATURES)), np.float32)
         for i, t in enumerate(cand.tolist()):
             s = float(score[t])
@@ -158,5 +178,30 @@ class CandidateFeatures:
                 float(t in intent_set or any(u in intent_set for u in shards)),
                 float(t in plan_set),
                 self.named,
+                *folder[i],
             )
         return X
+
+    def _folders(self, cand: np.ndarray, score: np.ndarray, q_w: dict[str, float], q_total: float) -> np.ndarray:
+        """``(C, 5)`` folder features: its best candidate's score and its rank among the folders by it, the share of
+        the question's words its candidates cover, the top-two score sum, each also as a gap to the best folder."""
+        out = np.zeros((len(cand), 5), np.float32)
+        if self.folder is None:
+            return out
+        best: dict[int, float] = {}
+        two: dict[int, list[float]] = {}
+        toks: dict[int, set] = {}
+        for t in cand.tolist():
+            f, s = int(self.folder[t]), float(score[t])
+            best[f] = max(best.get(f, -1.0), s)
+            two[f] = sorted([*two.get(f, []), s])[-2:]
+            toks.setdefault(f, set()).update(self.head_toks[t] | self.name_toks[t])
+        cover = {f: sum(w for x, w in q_w.items() if x in ts) / q_total for f, ts in toks.items()}
+        top2 = {f: sum(v) for f, v in two.items()}
+        ranked = sorted(best, key=lambda f: -best[f])
+        rank = {f: r for r, f in enumerate(ranked)}
+        b, bc, b2 = best[ranked[0]], max(cover.values()), max(top2.values())
+        for i, t in enumerate(cand.tolist()):
+            f = int(self.folder[t])
+            out[i] = (b - best[f], math.log1p(rank[f]), cover[f], bc - cover[f], b2 - top2[f])
+        return out

@@ -24,7 +24,7 @@ import numpy as np
 
 from raylake.errors import RaylakeError
 from raylake.relevance.classifier import CompletionClassifier
-from raylake.relevance.complete import STATE_FEATURES, WIDTH, Calibration, Completion, choose_sequence
+from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion, choose_sequence, width
 from raylake.relevance.encoder import BiEncoder
 from raylake.relevance.features import FEATURES, CandidateFeatures
 from raylake.relevance.text import table_text
@@ -42,12 +42,16 @@ class RelevanceModel:
 
     @classmethod
     def fresh(cls, model_path: str | None = None, max_seq_length: int = 128, train_layers: int = 2, hidden: int = 64,
-              heads: int = 2) -> "RelevanceModel":
+              heads: int = 2, features: list[str] | None = None) -> "RelevanceModel":
+        """An untrained model over ``features`` (default all of :data:`.features.FEATURES`; a loaded model
+        keeps the prefix of them it was trained on)."""
+        features = list(FEATURES if features is None else features)
         enc = BiEncoder(model_path, max_seq_length, train_layers, heads)
         meta = {"format": FORMAT, "max_seq_length": max_seq_length, "train_layers": train_layers, "hidden": hidden, "heads": heads,
-                "features": list(FEATURES), "state_features": list(STATE_FEATURES),
+                "features": features, "state_features": list(STATE_FEATURES),
                 "base_model": os.path.basename(os.path.normpath(enc_path(model_path)))}
-        return cls(enc, CompletionClassifier(len(FEATURES), hidden), CompletionClassifier(WIDTH, hidden), Calibration(), meta)
+        return cls(enc, CompletionClassifier(len(features), hidden), CompletionClassifier(width(len(features)), hidden),
+                   Calibration(), meta)
 
     @property
     def fingerprint(self) -> str:
@@ -102,9 +106,12 @@ class RelevanceModel:
             raise RaylakeError(f"{meta_path!r} is not valid JSON: the model folder is damaged; train it again") from None
         if meta.get("format") != FORMAT:
             raise RaylakeError(f"relevance model {path!r} has format {meta.get('format')!r}, this raylake reads {FORMAT}; train it again")
-        if meta.get("features") != list(FEATURES) or meta.get("state_features") != list(STATE_FEATURES):
+        features = meta.get("features") or []
+        # Features are only ever appended, so a model trained before some were added reads the prefix it knows.
+        if features != list(FEATURES[: len(features)]) or meta.get("state_features") != list(STATE_FEATURES):
             raise RaylakeError(f"relevance model {path!r} was trained on other features; train it again with this raylake")
-        model = cls.fresh(model_path, meta["max_seq_length"], meta["train_layers"], meta["hidden"], meta.get("heads", 1))
+        model = cls.fresh(model_path, meta["max_seq_length"], meta["train_layers"], meta["hidden"], meta.get("heads", 1),
+                          features)
         model.meta = meta
         try:
             model.encoder.load_top_state(load_file(os.path.join(path, "encoder.safetensors")))
@@ -138,7 +145,8 @@ class LakeRelevance:
         self.model, self.index, self.graph = model, index, graph
         self.table_emb = self._table_embeddings(cache, progress)
         self.features = CandidateFeatures(index, graph)
-        self.completion = Completion(graph, index.paths, self.features.shards)
+        self.completion = Completion(graph, self.features.folder, self.features.shards)
+        self.n_features = len(model.meta["features"])
         self.scores("warm up")  # the first pass allocates; per-question timings should be the question's own
 
     def _table_embeddings(self, cache: bool, progress) -> np.ndarray:
@@ -179,7 +187,7 @@ class LakeRelevance:
             intent_tables, plan_tables = (), ()
         s = self.scores(question)
         cand = self.features.candidate_set(s, intent_tables, plan_tables)
-        X = self.features.describe(question, cand, s, intent_tables, plan_tables)
+        X = self.features.describe(question, cand, s, intent_tables, plan_tables)[:, : self.n_features]
         return Ranking(cand, self.model.classifier.predict(X), X)
 
     def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0,

@@ -208,9 +208,9 @@ def _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say) 
     classifiers are cross-fitted the same way, each decodes the half it did not see, and the
     calibration is fitted on those picks; the saved extension classifier is fitted on all."""
     from raylake.relevance.classifier import CompletionClassifier
-    from raylake.relevance.complete import WIDTH, Calibration, Completion
+    from raylake.relevance.complete import Calibration, Completion, width
 
-    comps = [Completion(src.index.graph, src.index.paths, f.shards) for src, f in zip(sources, feats)]
+    comps = [Completion(src.index.graph, f.folder, f.shards) for src, f in zip(sources, feats)]
     sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
     p0: list = [None] * len(flat)
     for h in (0, 1):
@@ -228,7 +228,7 @@ def _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say) 
     rows = [comps[k].states(cands[i], Xs[i], p0[i], ts) for i, (k, _, ts) in enumerate(flat)]
 
     def fitted(which):
-        clf = CompletionClassifier(WIDTH, model.meta["hidden"])
+        clf = CompletionClassifier(width(Xs[0].shape[1]), model.meta["hidden"])
         clf.fit(np.concatenate([rows[i][0] for i in which]), np.concatenate([rows[i][1] for i in which]),
                 epochs=cfg.completion_epochs, seed=cfg.seed)
         return clf

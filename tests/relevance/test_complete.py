@@ -5,7 +5,7 @@ import pytest
 from raylake.graph import LakeGraph
 from raylake.relevance.classifier import CompletionClassifier
 from raylake.relevance.complete import STATE_FEATURES, WIDTH, Calibration, Completion, choose_sequence, isotonic
-from raylake.relevance.features import FEATURES
+from raylake.relevance.features import FEATURES, folder_ids
 from raylake.relevance.select import best_prefix
 
 # a bridge: makers -- models -- cars; a lone table elsewhere; a shard pair
@@ -29,7 +29,7 @@ def graph():
 
 
 def test_states_teacher_force_the_needed_tables_and_end_with_every_rest_a_negative(graph):
-    comp = Completion(graph, PATHS, _shards(graph), pool=3)
+    comp = Completion(graph, folder_ids(PATHS), _shards(graph), pool=3)
     cand = np.arange(6)
     X = np.zeros((6, len(FEATURES)), np.float32)
     p = np.array([0.2, 0.9, 0.1, 0.8, 0.05, 0.04])  # models first; makers_list (another folder) beats makers on p
@@ -45,7 +45,7 @@ def test_states_teacher_force_the_needed_tables_and_end_with_every_rest_a_negati
 
 
 def test_a_trained_extension_classifier_decodes_the_joined_table_before_a_likelier_loner(graph):
-    comp = Completion(graph, PATHS, _shards(graph), pool=3)
+    comp = Completion(graph, folder_ids(PATHS), _shards(graph), pool=3)
     rng = np.random.default_rng(0)
     # training rows: needed exactly when joined to the state (the signal the first stage cannot see)
     n = 600
@@ -87,7 +87,7 @@ def test_the_stop_keeps_the_decoded_order_and_reads_calibrated_probabilities():
 
 
 def test_the_hop_feature_is_the_graph_distance_from_the_state(graph):
-    comp = Completion(graph, PATHS, _shards(graph), pool=6)
+    comp = Completion(graph, folder_ids(PATHS), _shards(graph), pool=6)
     cand, p = np.arange(6), np.linspace(0.9, 0.4, 6)
     X = np.zeros((6, len(FEATURES)), np.float32)
     pos, rank = {t: t for t in range(6)}, {t: t for t in range(6)}
