@@ -162,6 +162,23 @@ def test_a_damaged_or_foreign_model_folder_is_a_one_line_error(tmp_path, trained
         RelevanceModel.load(str(bad))
 
 
+def test_a_model_trained_before_features_were_added_reads_the_prefix_it_knows(tmp_path, trained):
+    from raylake.errors import RaylakeError
+    from raylake.relevance import FEATURES, RelevanceModel
+
+    index, _, _ = trained
+    old = RelevanceModel.fresh(features=FEATURES[:-5], heads=1)
+    old.save(str(tmp_path / "old"))
+    lr = RelevanceModel.load(str(tmp_path / "old")).for_lake(index, cache=False)
+    ranking = lr.rank("How many players does each club have?")
+    assert ranking.features.shape[1] == len(FEATURES) - 5 and len(ranking.p) == len(ranking.cand)
+    assert lr.pick(ranking, 3)  # the extension classifier reads rows of the old width
+    meta = json.load(open(tmp_path / "old" / "relevance.json"))
+    (tmp_path / "old" / "relevance.json").write_text(json.dumps({**meta, "features": FEATURES[1:]}))
+    with pytest.raises(RaylakeError, match="other features"):  # not a prefix: features were renamed or reordered
+        RelevanceModel.load(str(tmp_path / "old"))
+
+
 def test_cross_fitting_halves_keep_questions_that_share_a_table_together():
     from raylake.relevance.train import groups, halves
 
