@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from raylake.relevance.features import FEATURES, bridges
+from raylake.relevance.features import bridges
 from raylake.relevance.select import best_prefix
 
 STATE_FEATURES = ("s_join", "s_joined", "s_hop", "s_bridge", "s_shard", "s_folder", "s_size", "s_best_p")
@@ -59,8 +59,6 @@ def width(n_features: int) -> int:
     """A row: the candidate's features, p and log rank by p, the state's."""
     return n_features + 2 + len(STATE_FEATURES)
 
-
-WIDTH = width(len(FEATURES))
 
 
 class Completion:

@@ -4,7 +4,7 @@ import pytest
 
 from raylake.graph import LakeGraph
 from raylake.relevance.classifier import CompletionClassifier
-from raylake.relevance.complete import STATE_FEATURES, WIDTH, Calibration, Completion, choose_sequence, isotonic
+from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion, choose_sequence, isotonic, width
 from raylake.relevance.features import FEATURES, folder_ids
 from raylake.relevance.select import best_prefix
 
@@ -34,7 +34,7 @@ def test_states_teacher_force_the_needed_tables_and_end_with_every_rest_a_negati
     X = np.zeros((6, len(FEATURES)), np.float32)
     p = np.array([0.2, 0.9, 0.1, 0.8, 0.05, 0.04])  # models first; makers_list (another folder) beats makers on p
     rows, labels = comp.states(cand, X, p, gold=[0, 1])
-    assert rows.shape[1] == WIDTH == len(FEATURES) + 2 + len(STATE_FEATURES)
+    assert rows.shape[1] == width(len(FEATURES)) == len(FEATURES) + 2 + len(STATE_FEATURES)
     # state {models}: pool = the rest of the top 3 by p (makers_list, makers) + models' join neighbours (cars)
     first = rows[: 3]
     s_join, s_folder = len(FEATURES) + 2, len(FEATURES) + 2 + STATE_FEATURES.index("s_folder")
@@ -49,11 +49,11 @@ def test_a_trained_extension_classifier_decodes_the_joined_table_before_a_likeli
     rng = np.random.default_rng(0)
     # training rows: needed exactly when joined to the state (the signal the first stage cannot see)
     n = 600
-    R = np.zeros((n, WIDTH), np.float32)
+    R = np.zeros((n, width(len(FEATURES))), np.float32)
     R[:, len(FEATURES)] = rng.uniform(size=n)  # first-stage p: noise
     joined = rng.uniform(size=n) < 0.3
     R[:, len(FEATURES) + 2] = np.where(joined, rng.uniform(0.5, 1.0, n), 0.0)
-    clf = CompletionClassifier(WIDTH, hidden=8)
+    clf = CompletionClassifier(width(len(FEATURES)), hidden=8)
     clf.fit(R, joined.astype(np.float32), epochs=200)
     cand = np.arange(6)
     p = np.array([0.2, 0.9, 0.1, 0.8, 0.05, 0.04])
