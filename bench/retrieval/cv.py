@@ -151,6 +151,19 @@ def main(argv=None) -> int:
         return 2
 
 
+def _round_trip(model, path: str | None):
+    """The model as a user loads it: saved (to ``path``, else a scratch folder) and read back, so
+    that a figure measures the saved weights (float16 encoder, stored calibration), not ``fit``'s objects."""
+    import tempfile
+
+    if path:
+        model.save(path)
+        return RelevanceModel.load(path)
+    with tempfile.TemporaryDirectory(prefix="raylake-cv-") as tmp:
+        model.save(os.path.join(tmp, "model"))
+        return RelevanceModel.load(os.path.join(tmp, "model"))
+
+
 def _say(msg: str) -> None:
     print(f"[cv {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
@@ -299,6 +312,7 @@ def _main(args) -> int:
         pseudo = [(p.question, p.tables) for p in pseudo_questions(index, args.pseudo, seed=cfg.seed)]
         _say(f"training on {len(pseudo)} pseudo-questions alone")
         model, info = fit([Source(index, pseudo)], cfg, progress=_say)
+        model = _round_trip(model, None)
         preds_rl, lats_rl = {str(b): {} for b in budgets}, {str(b): {} for b in budgets}
         evaluate("raylake_pseudo", None, model, questions, {k: v for k, v in info.items() if not k.endswith("_loss")})
         record("raylake_pseudo", preds_rl, lats_rl, {"params": f"trained on {len(pseudo)} pseudo-questions of the lake, no tuning question"})
@@ -325,8 +339,7 @@ def _main(args) -> int:
                 _say(f"{name_rl} fold {f}: training on {len(train_q)} questions (+{len(extra)} pseudo), scoring {len(test_q)}")
                 model, info = fit([Source(index, examples, context)], cfg, progress=_say)
                 info = {k: v for k, v in info.items() if not k.endswith("_loss")}
-                if saved:
-                    model.save(saved)
+                model = _round_trip(model, saved)
             info |= {"fold": f, "n_test": len(test_q)}
             evaluate(name_rl, name_ft, model, test_q, info)
             record(name_rl, preds_rl, lats_rl, {"params": "Engine with the fold's relevance model", "folds_done": f + 1})

@@ -180,7 +180,9 @@ class Calibration:
         return np.interp(np.asarray(q, np.float64), self.xs, self.ys) if len(q) else np.zeros(0)
 
     def to_dict(self) -> dict:
-        return {"x": [round(float(v), 6) for v in self.xs], "y": [round(float(v), 6) for v in self.ys]}
+        # Full precision: raw pick probabilities span 1e-20..1, and knots rounded to a few decimals collapse
+        # onto 0, which moved the stop of every question whose tail picks are that small.
+        return {"x": [float(v) for v in self.xs], "y": [float(v) for v in self.ys]}
 
 
 def choose_sequence(tables: list[int], q: np.ndarray, rest: np.ndarray, calibration: Calibration,
