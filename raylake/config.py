@@ -161,6 +161,9 @@ class RelevanceConfig:
     pseudo_questions: int = 0  # self-supervised questions generated from the lake itself (raylake.relevance.pseudo)
     recall_weight: float = 1.0  # β² of the expected F-beta where a question's tables stop (1: F1, as answers are scored)
     completeness: float = 1.0  # γ, weight of P(every needed table chosen) beside it (1: Sufficiency counts as much as F1)
+    # choose by the greedy plan extension (raylake.relevance.complete) instead of the candidates' own probabilities:
+    # off, as it measured worse on both Spider lakes once the candidate classifier read folders (docs/relevance.md)
+    extend: bool = False
     seed: int = 0  # every sample, shuffle and initialisation
 
 

@@ -110,6 +110,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--completeness", type=float, nargs="*", default=[],
                    help="also score the engine with these weights γ of P(sufficient) in the stop (raylake_g<γ>; "
                         "0: the expected F-beta alone); the default γ = 1 is fixed in advance, not chosen here")
+    p.add_argument("--compare-extend", action="store_true",
+                   help="also score the engine with the other way of choosing tables (raylake_extend or raylake_by_p: "
+                        "the greedy plan extension against the candidates by probability) from the same fold models")
     p.add_argument("--resume", action="store_true",
                    help="continue the run stored in --out: keep its finished methods and folds, score the rest")
     return p
@@ -149,6 +152,11 @@ def main(argv=None) -> int:
     except RaylakeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _other(cfg) -> str:
+    """The method name of the engine choosing tables the other way than ``cfg`` (``--compare-extend``)."""
+    return "raylake_by_p" if cfg.extend else "raylake_extend"
 
 
 def _round_trip(model, path: str | None):
@@ -221,7 +229,8 @@ def _main(args) -> int:
     # one prepare per question: intent graph, support, the beam's plan (the classifier's context)
     folds = range(args.folds if args.limit_folds is None else min(args.limit_folds, args.folds))
     fold_names = ["raylake", "dense_ft"] + [f"raylake_b{w:g}" for w in args.recall_weights if w != cfg.recall_weight] \
-        + [f"raylake_g{g:g}" for g in args.completeness if g != cfg.completeness]
+        + [f"raylake_g{g:g}" for g in args.completeness if g != cfg.completeness] \
+        + ([_other(cfg)] if args.compare_extend else [])
     done = {f for f in folds if all(all(q["id"] in result["predictions"].get(n, {}).get(str(budgets[0]), {})
                                         for q, g in zip(questions, fold) if g == f) for n in fold_names)}
     todo_folds = [f for f in folds if f not in done]
@@ -280,6 +289,8 @@ def _main(args) -> int:
               if w != cfg.recall_weight]
     points += [(f"raylake_g{g:g}", replace(cfg, completeness=g)) for g in dict.fromkeys(args.completeness)
                if g != cfg.completeness]
+    if args.compare_extend:
+        points.append((_other(cfg), replace(cfg, extend=not cfg.extend)))
     by_weight = {name: (rc, *_kept(result, name, budgets)) for name, rc in points}
 
     ctx0 = engine.ctx
@@ -346,7 +357,8 @@ def _main(args) -> int:
             if name_ft:
                 for name, (rc, preds_w, lats_w) in by_weight.items():
                     record(name, preds_w, lats_w,
-                           {"params": f"the fold models, stop at beta^2 = {rc.recall_weight:g}, gamma = {rc.completeness:g}",
+                           {"params": f"the fold models, {'the plan extension' if rc.extend else 'candidates by p'}, "
+                                      f"stop at beta^2 = {rc.recall_weight:g}, gamma = {rc.completeness:g}",
                             "folds_done": f + 1})
             if name_ft:
                 record(name_ft, preds_ft, lats_ft, {"params": "the fold's fine-tuned bi-encoder, top L", "folds_done": f + 1})

@@ -37,6 +37,7 @@ def register(subparsers) -> None:
     k.add_argument("--model", default="default", metavar="DIR", help="model folder (default: the packaged model)")
     k.add_argument("--top", type=int, default=10, help="candidates to show (default 10)")
     k.add_argument("--budget", type=int, default=10, help="at most this many tables chosen (default 10)")
+    k.add_argument("--extend", action="store_true", help="choose by the greedy plan extension (default: by probability)")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_rank)
     r.set_defaults(func=lambda args: (r.print_help(), 2)[1])
@@ -86,14 +87,14 @@ def cmd_rank(args) -> int:
     cand, p = ranking.cand, ranking.p
     order = sorted(range(len(cand)), key=lambda i: -p[i])[: args.top]
     rows = [{"table": index.paths[int(cand[i])], "probability": round(float(p[i]), 4)} for i in order]
-    chosen = [{"table": index.paths[t], "probability": round(q, 4)} for t, q in lr.pick(ranking, args.budget)]
+    chosen = [{"table": index.paths[t], "probability": round(q, 4)} for t, q in lr.pick(ranking, args.budget, extend=args.extend)]
     if args.json:
         print(json.dumps({"question": args.question, "candidates": rows, "chosen": chosen}))
     else:
         print("candidates (their own probability):")
         for r in rows:
             print(f"  {r['probability']:.3f}  {r['table']}")
-        print("chosen, in order (the probability given the tables before it):")
+        print("chosen, in order" + (" (the probability given the tables before it):" if args.extend else ":"))
         for r in chosen:
             print(f"  {r['probability']:.3f}  {r['table']}")
     return 0

@@ -1,5 +1,10 @@
 """Completion by plan extension: the table a question's answer needs next, given the tables already in it.
 
+Not the engine's default (``RelevanceConfig.extend``): once the candidate classifier read a table's
+folder, choosing the candidates by their own probability measured better on both Spider lakes
+(docs/relevance.md, "Choosing by probability again"). It is trained with every model and kept
+selectable so that each retraining can measure the two again (``bench.retrieval.cv --compare-extend``).
+
 The candidate classifier (:mod:`.classifier` over :mod:`.features`) gives each table a
 probability :math:`p_t` on its own evidence, relative to the encoder's best tables. What a
 question needs next depends on what the answer already holds: the far end of a bridge once

@@ -1,8 +1,8 @@
 """The learned relevance model: a fine-tuned bi-encoder, a candidate classifier and an
 extension classifier, saved as one folder, and its view of one lake.
 
-A model folder holds ``relevance.json`` (format, base model, sizes, features, the extension
-classifier's calibration, how it was trained), ``encoder.safetensors`` (the fine-tuned top
+A model folder holds ``relevance.json`` (format, base model, sizes, features, the candidate and
+extension classifiers' calibrations, how it was trained), ``encoder.safetensors`` (the fine-tuned top
 layers, float16), ``classifier.safetensors`` and ``completion.safetensors``. Everything loads
 as plain tensors and numbers: a model folder cannot run code. :class:`LakeRelevance` binds a
 model to an index: the lake's table embeddings under the fine-tuned encoder are computed once
@@ -27,6 +27,7 @@ from raylake.relevance.classifier import CompletionClassifier
 from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion, choose_sequence, width
 from raylake.relevance.encoder import BiEncoder
 from raylake.relevance.features import FEATURES, CandidateFeatures
+from raylake.relevance.select import choose
 from raylake.relevance.text import table_text
 
 FORMAT = 2  # 2: the extension classifier and its calibration (1: candidates chosen by their own probability)
@@ -36,9 +37,12 @@ PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 
 class RelevanceModel:
     def __init__(self, encoder: BiEncoder, classifier: CompletionClassifier, completion: CompletionClassifier,
-                 calibration: Calibration, meta: dict):
+                 calibration: Calibration, meta: dict, p_calibration: Calibration | None = None):
         self.encoder, self.classifier, self.meta = encoder, classifier, meta
         self.completion, self.calibration = completion, calibration
+        # the candidate classifier's probabilities as held-out questions bore them out (identity: a model trained
+        # before it existed, or on a single group of questions with no held-out half)
+        self.p_calibration = p_calibration or Calibration()
 
     @classmethod
     def fresh(cls, model_path: str | None = None, max_seq_length: int = 128, train_layers: int = 2, hidden: int = 64,
@@ -71,7 +75,8 @@ class RelevanceModel:
             for name, net in (("classifier.safetensors", self.classifier), ("completion.safetensors", self.completion)):
                 save_file({k: v.contiguous() for k, v in net.state_dict().items()}, os.path.join(tmp, name))
             self.meta["calibration"] = self.calibration.to_dict()
-            digest = hashlib.sha256(json.dumps(self.meta["calibration"]).encode())
+            self.meta["p_calibration"] = self.p_calibration.to_dict()
+            digest = hashlib.sha256(json.dumps([self.meta["calibration"], self.meta["p_calibration"]]).encode())
             for name in _FILES:
                 with open(os.path.join(tmp, name), "rb") as fh:
                     digest.update(fh.read())
@@ -118,6 +123,8 @@ class RelevanceModel:
             model.classifier.load_state_dict(load_file(os.path.join(path, "classifier.safetensors")))
             model.completion.load_state_dict(load_file(os.path.join(path, "completion.safetensors")))
             model.calibration = Calibration(meta["calibration"]["x"], meta["calibration"]["y"])
+            if "p_calibration" in meta:
+                model.p_calibration = Calibration(meta["p_calibration"]["x"], meta["p_calibration"]["y"])
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as exc:
             raise RaylakeError(f"relevance model {path!r} could not be loaded ({exc}); train it again") from None
         model.classifier.eval()
@@ -188,24 +195,34 @@ class LakeRelevance:
         s = self.scores(question)
         cand = self.features.candidate_set(s, intent_tables, plan_tables)
         X = self.features.describe(question, cand, s, intent_tables, plan_tables)[:, : self.n_features]
-        return Ranking(cand, self.model.classifier.predict(X), X)
+        return Ranking(cand, self.model.p_calibration(self.model.classifier.predict(X)), X)
 
     def choose(self, question: str, budget: int, intent_tables=(), plan_tables=(), recall_weight: float = 1.0,
-               completeness: float = 1.0) -> list[tuple[int, float]]:
+               completeness: float = 1.0, extend: bool = False) -> list[tuple[int, float]]:
         """The tables the question gets (at most ``budget``), each with its probability, in the order chosen."""
-        return self.pick(self.rank(question, intent_tables, plan_tables), budget, recall_weight, completeness)
+        return self.pick(self.rank(question, intent_tables, plan_tables), budget, recall_weight, completeness, extend)
 
-    def pick(self, ranking: "Ranking", budget: int, recall_weight: float = 1.0,
-             completeness: float = 1.0) -> list[tuple[int, float]]:
-        """The chosen tables of a :meth:`rank` result, each with its probability, in the order chosen: the
-        greedy extension and its calibrated stop (:mod:`.complete`); :meth:`choose` for a caller that does
-        not keep the whole ranking (the engine keeps it for its rejected tables)."""
-        seq, q, rest = self.completion.decode(self.model.completion, ranking.cand, ranking.features, ranking.p, budget)
+    def pick(self, ranking: "Ranking", budget: int, recall_weight: float = 1.0, completeness: float = 1.0,
+             extend: bool = False) -> list[tuple[int, float]]:
+        """The chosen tables of a :meth:`rank` result, each with its probability, in the order chosen;
+        :meth:`choose` for a caller that does not keep the whole ranking (the engine keeps it for its
+        rejected tables).
+
+        By default the candidates in the order of their own probability and the stop of highest
+        expected F1 + Sufficiency over them (:func:`.select.choose`). ``extend`` decodes the greedy plan
+        extension instead and stops on its calibrated picks (:mod:`.complete`); with the folder features
+        in the candidate classifier it is the worse of the two on both Spider lakes
+        (:data:`raylake.config.RelevanceConfig.extend`)."""
+        if not extend:
+            p = dict(zip(ranking.cand.tolist(), ranking.p.tolist()))
+            return [(t, float(p[t])) for t in choose(ranking.cand, ranking.p, budget, recall_weight, completeness)]
+        raw = self.model.classifier.predict(ranking.features)  # the extension was trained on uncalibrated p
+        seq, q, rest = self.completion.decode(self.model.completion, ranking.cand, ranking.features, raw, budget)
         return choose_sequence(seq, q, rest, self.model.calibration, recall_weight, completeness)
 
 
 class Ranking(NamedTuple):
-    """One question's candidates ``(C,)``, their candidate-classifier probabilities ``(C,)`` and features ``(C, F)``."""
+    """One question's candidates ``(C,)``, their calibrated candidate-classifier probabilities ``(C,)`` and features ``(C, F)``."""
 
     cand: np.ndarray
     p: np.ndarray

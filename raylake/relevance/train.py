@@ -11,7 +11,8 @@ Training runs in two steps: heads of the bi-encoder's top layers are fine-tuned 
 (question, needed table) pairs — two cross-fitted on halves of the examples, early-stopped
 on each other's half, then one on all of them for question time (:mod:`.fit`, see
 :func:`fit`); then the completion classifier is fitted on every candidate of every
-example, labelled by whether the example needs it, with the cross-fitted heads' scores. The whole run is one Ray task (``num_cpus`` of the cluster's
+example, labelled by whether the example needs it, with the cross-fitted heads' scores, and
+calibrated on probabilities cross-fitted over halves of the examples. The whole run is one Ray task (``num_cpus`` of the cluster's
 CPUs), so ``--address`` runs it on a cluster worker next to the index; data parallelism
 does not pay at this size (a few thousand pairs, minutes on two cores).
 """
@@ -112,6 +113,7 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
     """
     import torch
 
+    from raylake.relevance.complete import Calibration
     from raylake.relevance.features import CandidateFeatures
     from raylake.relevance.fit import Example, cached_states, encode_cached, fit_encoder, top_k_shares
     from raylake.relevance.model import RelevanceModel, table_texts
@@ -189,30 +191,33 @@ def fit(sources: list[Source], cfg: RelevanceConfig, progress=None):
     X, y = np.concatenate(Xs), np.concatenate(ys)
     clf_losses = model.classifier.fit(X, y, epochs=cfg.classifier_epochs, seed=cfg.seed)
     say(f"classifier fitted on {len(y):,} candidates ({int(y.sum()):,} needed); loss {clf_losses[0]:.3f} -> {clf_losses[-1]:.3f}")
-    cmp_info = _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say)
+    p0, held = _cross_fitted_p(model, half, Xs, ys, cfg)
+    if held:
+        model.p_calibration = Calibration.fit(np.concatenate(p0), np.concatenate(ys))
+    cmp_info = _fit_completion(model, sources, feats, flat, half, cands, Xs, p0, ys, cfg, say)
     model.meta["context"] = all(src.context is not None for src in sources)
     model.meta["training"] = {"examples": len(flat), "pairs": sum(len(ts) for _, _, ts in flat), "config": asdict(cfg),
                               "halves": [half.count(0), half.count(1)], "best_epochs": best_epochs, "epochs": n_full,
                               "held_out_recall10": val,
-                              "candidate_recall": round(covered / len(flat), 4), "encoder_s": round(t_enc, 1), **cmp_info,
+                              "candidate_recall": round(covered / len(flat), 4), "encoder_s": round(t_enc, 1),
+                              "p_calibrated": held, **cmp_info,
                               "total_s": round(time.perf_counter() - t0, 1), "lakes": [src.index.lake_root for src in sources]}
     return model, {"encoder_loss": [x for l in losses for x in l], "head_loss": losses, "classifier_loss": clf_losses,
                    **model.meta["training"]}
 
 
-def _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say) -> dict:
-    """Fit the extension classifier and its calibration (:mod:`.complete`) on the examples.
+def _cross_fitted_p(model, half, Xs, ys, cfg) -> tuple[list, bool]:
+    """Each example's candidate probabilities from a candidate classifier fitted on the other half
+    of the examples, as at question time, and whether there were two halves to cross-fit (a single
+    group falls back to the fitted classifier's own, in-sample probabilities).
 
-    Its states need first-stage probabilities of questions the first stage was not fitted on,
-    as at question time: two candidate classifiers are cross-fitted on the halves. Two extension
-    classifiers are cross-fitted the same way, each decodes the half it did not see, and the
-    calibration is fitted on those picks; the saved extension classifier is fitted on all."""
+    They calibrate the candidate classifier (its probabilities are the stop's, :mod:`.select`, which
+    assumes them calibrated: on held-out named-lake questions candidates given 0.01–0.1 were needed
+    about twice as often as said) and are the extension classifier's first-stage probabilities."""
     from raylake.relevance.classifier import CompletionClassifier
-    from raylake.relevance.complete import Calibration, Completion, width
 
-    comps = [Completion(src.index.graph, f.folder, f.shards) for src, f in zip(sources, feats)]
     sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
-    p0: list = [None] * len(flat)
+    p0: list = [None] * len(Xs)
     for h in (0, 1):
         mine, other = sides[h], sides[1 - h]
         if not mine or not other:
@@ -222,9 +227,25 @@ def _fit_completion(model, sources, feats, flat, half, cands, Xs, ys, cfg, say) 
                 epochs=cfg.classifier_epochs, seed=cfg.seed)
         for i in other:
             p0[i] = clf.predict(Xs[i])
-    for i, v in enumerate(p0):  # a single group: no held-out half, the fitted classifier's own probabilities
+    held = all(v is not None for v in p0)
+    for i, v in enumerate(p0):
         if v is None:
             p0[i] = model.classifier.predict(Xs[i])
+    return p0, held
+
+
+def _fit_completion(model, sources, feats, flat, half, cands, Xs, p0, ys, cfg, say) -> dict:
+    """Fit the extension classifier and its calibration (:mod:`.complete`) on the examples.
+
+    Its states need first-stage probabilities of questions the first stage was not fitted on,
+    as at question time: ``p0``, :func:`_cross_fitted_p`. Two extension classifiers are
+    cross-fitted on the halves, each decodes the half it did not see, and the calibration is
+    fitted on those picks; the saved extension classifier is fitted on all."""
+    from raylake.relevance.classifier import CompletionClassifier
+    from raylake.relevance.complete import Calibration, Completion, width
+
+    comps = [Completion(src.index.graph, f.folder, f.shards) for src, f in zip(sources, feats)]
+    sides = [[i for i, x in enumerate(half) if x == h] for h in (0, 1)]
     rows = [comps[k].states(cands[i], Xs[i], p0[i], ts) for i, (k, _, ts) in enumerate(flat)]
 
     def fitted(which):

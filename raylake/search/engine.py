@@ -291,7 +291,7 @@ class Engine:
             rcfg = self.ctx.relevance
             ranking = self.relevance.rank(prep.question, prep.support.intent_tables(), plan_tables)
             ranked = dict(zip(ranking.cand.tolist(), ranking.p.tolist()))
-            chosen = self.relevance.pick(ranking, scfg.budget, rcfg.recall_weight, rcfg.completeness)
+            chosen = self.relevance.pick(ranking, scfg.budget, rcfg.recall_weight, rcfg.completeness, rcfg.extend)
             probs = dict(chosen)
         if chosen:
             plan = search.connect([c for c, _ in chosen])

@@ -109,7 +109,13 @@ def test_training_lowers_the_loss_and_the_saved_model_ranks_a_known_table_first(
     # the extension classifier and its calibration come back as saved
     model = RelevanceModel.load(out)
     assert summary["completion_rows"] > 0
-    np.testing.assert_allclose(model.calibration.xs, trained_calibration(out)["x"], atol=1e-6)
+    assert list(model.calibration.xs) == trained_calibration(out)["x"]  # exactly: knots reach 1e-20
+    # the candidate classifier's calibration, fitted on probabilities cross-fitted over the halves: monotone
+    assert summary["p_calibrated"]
+    meta = json.load(open(os.path.join(out, "relevance.json")))
+    assert list(model.p_calibration.ys) == meta["p_calibration"]["y"] == sorted(meta["p_calibration"]["y"])
+    raw = model.classifier.predict(lr.rank("Which hospitals have more than 100 beds?").features)
+    np.testing.assert_allclose(lr.rank("Which hospitals have more than 100 beds?").p, model.p_calibration(raw))
 
 
 def trained_calibration(out):
@@ -126,6 +132,26 @@ def test_relevance_rank_shows_candidates_and_the_chosen_tables_in_order(trained,
     assert res["chosen"][0]["table"] == "misc/hospitals.csv"
     assert res["candidates"][0]["table"] == "misc/hospitals.csv"
     assert main(["relevance", "rank", "x", "--index-dir", example_index, "--model", out, "--budget", "0"]) == 2
+    capsys.readouterr()
+    assert main(["relevance", "rank", "Which hospitals have more than 100 beds?", "--index-dir", example_index,
+                 "--model", out, "--extend", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chosen"][0]["table"] == "misc/hospitals.csv"
+
+
+def test_the_default_choice_is_the_candidates_by_probability_and_extend_decodes_the_plan(trained):
+    from raylake.relevance import RelevanceModel
+
+    index, out, _ = trained
+    lr = RelevanceModel.load(out).for_lake(index, cache=False)
+    ranking = lr.rank("How many players does each club have?")
+    p = dict(zip(ranking.cand.tolist(), ranking.p.tolist()))
+    by_p = lr.pick(ranking, 10)
+    assert [t for t, _ in by_p] == choose(ranking.cand, ranking.p, 10)
+    assert all(v == pytest.approx(p[t]) for t, v in by_p)  # each table with its own probability
+    assert [t for t, _ in lr.pick(ranking, 1)] == [int(ranking.cand[np.argmax(ranking.p)])]
+    extended = lr.pick(ranking, 10, extend=True)
+    assert extended[0][0] == int(ranking.cand[np.argmax(ranking.p)])  # the decode starts from the best candidate
+    assert len(extended) <= 10 and len({t for t, _ in extended}) == len(extended)
 
 
 def test_the_engine_joins_the_tables_the_model_chooses(trained, example_index):
@@ -172,8 +198,13 @@ def test_a_model_trained_before_features_were_added_reads_the_prefix_it_knows(tm
     lr = RelevanceModel.load(str(tmp_path / "old")).for_lake(index, cache=False)
     ranking = lr.rank("How many players does each club have?")
     assert ranking.features.shape[1] == len(FEATURES) - 5 and len(ranking.p) == len(ranking.cand)
-    assert lr.pick(ranking, 3)  # the extension classifier reads rows of the old width
+    assert lr.pick(ranking, 3, extend=True)  # the extension classifier reads rows of the old width
     meta = json.load(open(tmp_path / "old" / "relevance.json"))
+    del meta["p_calibration"]  # a model saved before the candidate classifier was calibrated reads it uncalibrated
+    (tmp_path / "old" / "relevance.json").write_text(json.dumps(meta))
+    lr = RelevanceModel.load(str(tmp_path / "old")).for_lake(index, cache=False)
+    ranking = lr.rank("How many players does each club have?")
+    np.testing.assert_allclose(ranking.p, lr.model.classifier.predict(ranking.features), rtol=1e-6)
     (tmp_path / "old" / "relevance.json").write_text(json.dumps({**meta, "features": FEATURES[1:]}))
     with pytest.raises(RaylakeError, match="other features"):  # not a prefix: features were renamed or reordered
         RelevanceModel.load(str(tmp_path / "old"))

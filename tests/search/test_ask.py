@@ -42,11 +42,6 @@ def test_fig4_plan_has_the_bridge_and_both_shards(engine):
     assert any(c.endswith("Club_Name") for c in fused["columns"]) and "_provenance" in fused["columns"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known regression of the packaged model with the extension classifier (docs/relevance.md): on this hand-made "
-    "lake it stops before the departments table the question filters on (`raylake relevance rank` chooses "
-    "instructors, lecturers, professors); on 1,094 held-out named-lake questions Sufficiency at L = 10 rose "
-    "0.598 -> 0.682. Remove this mark when the plan holds the bridge again"))
 def test_fig1_plan_has_the_bridge_and_both_shards(engine):
     roles = _roles(engine.ask(FIG1))
     assert {"universities/universities.csv", "universities/professors.csv", "universities/lecturers.csv",
