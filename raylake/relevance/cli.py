@@ -87,7 +87,8 @@ def cmd_rank(args) -> int:
     cand, p = ranking.cand, ranking.p
     order = sorted(range(len(cand)), key=lambda i: -p[i])[: args.top]
     rows = [{"table": index.paths[int(cand[i])], "probability": round(float(p[i]), 4)} for i in order]
-    chosen = [{"table": index.paths[t], "probability": round(q, 4)} for t, q in lr.pick(ranking, args.budget, extend=args.extend)]
+    picked = lr.pick(ranking, args.budget, extend=args.extend)
+    chosen = [{"table": index.paths[t], "probability": round(q, 4)} for t, q in picked]
     if args.json:
         print(json.dumps({"question": args.question, "candidates": rows, "chosen": chosen}))
     else:

@@ -7,8 +7,8 @@ layers, float16), ``classifier.safetensors`` and ``completion.safetensors``. Eve
 as plain tensors and numbers: a model folder cannot run code. :class:`LakeRelevance` binds a
 model to an index: the lake's table embeddings under the fine-tuned encoder are computed once
 and cached beside the index (keyed by the model's fingerprint and the index build), then each
-question costs one short encoder pass, a classifier call over its candidates and up to L
-calls of the extension classifier over a state's pool (:mod:`.complete`).
+question costs one short encoder pass and a classifier call over its candidates (and, with
+``extend``, up to L calls of the extension classifier over a state's pool, :mod:`.complete`).
 """
 from __future__ import annotations
 
