@@ -164,6 +164,8 @@ def _round_trip(model, path: str | None):
     that a figure measures the saved weights (float16 encoder, stored calibration), not ``fit``'s objects."""
     import tempfile
 
+    from raylake.relevance.model import RelevanceModel
+
     if path:
         model.save(path)
         return RelevanceModel.load(path)

@@ -48,3 +48,21 @@ def test_compare_scores_every_run_on_the_questions_all_of_them_answered(tmp_path
     assert "n    2" in lines["before:m"] and "Sufficiency 0.500" in lines["before:m"]
     assert "n    2" in lines["new:m"] and "Sufficiency 0.500" in lines["new:m"]
     assert main(["--questions", str(q), "no-equals-sign"]) == 2
+
+
+def test_a_fold_model_is_scored_as_saved_and_read_back(tmp_path):
+    import numpy as np
+
+    from bench.retrieval.cv import _round_trip
+    from raylake.relevance.complete import Calibration
+    from raylake.relevance.model import RelevanceModel
+
+    model = RelevanceModel.fresh(heads=1)
+    model.calibration = Calibration([1e-21, 1e-12, 1.0], [0.0, 0.05, 0.9])
+    for path in (str(tmp_path / "fold0"), None):
+        back = _round_trip(model, path)
+        assert back is not model and isinstance(back, RelevanceModel)
+        assert list(back.calibration.xs) == list(model.calibration.xs)
+        x = np.array([1e-30, 1e-15, 0.5])
+        np.testing.assert_array_equal(back.calibration(x), model.calibration(x))
+    assert (tmp_path / "fold0" / "relevance.json").is_file()
