@@ -2,7 +2,7 @@
 
 Not the engine's default (``RelevanceConfig.extend``): once the candidate classifier read a table's
 folder, choosing the candidates by their own probability measured better on both Spider lakes
-(docs/relevance.md, "Choosing by probability again"). It is trained with every model and kept
+(docs/relevance.md, "The saved models' stop, and choosing by probability again"). It is trained with every model and kept
 selectable so that each retraining can measure the two again (``bench.retrieval.cv --compare-extend``).
 
 The candidate classifier (:mod:`.classifier` over :mod:`.features`) gives each table a
