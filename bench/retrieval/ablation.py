@@ -47,15 +47,14 @@ def parser() -> argparse.ArgumentParser:
 
 def rows_of_fold(engine, model, questions) -> list[dict]:
     """Each question's candidates, their features (all of FEATURES) and labels under one fold model."""
+    from bench.retrieval.cv import question_context
+
     index = engine.index
     rel = model.for_lake(index, engine.graph, cache=False)
     out = []
     for q in questions:
         index.embedder.clear_cache()
-        it, pt = (), ()
-        if rel.uses_context:
-            prep = engine.prepare(q["question"], context=True)
-            it, pt = prep.support.intent_tables(), prep.beam_plan.tables
+        it, pt = question_context(engine, rel, q["question"])
         s = rel.scores(q["question"])
         cand, X = rel.features.candidates(q["question"], s, it, pt)
         gold = {index.path_id[t] for t in q["gold_tables"]}
@@ -88,7 +87,7 @@ def main(argv=None) -> int:
     import torch
 
     from bench.retrieval import harness
-    from bench.retrieval.cv import db_folds
+    from bench.retrieval.cv import db_folds, fold_model, question_dbs, saved_folds
     from raylake.errors import RaylakeError
     from raylake.relevance.classifier import CompletionClassifier
     from raylake.relevance.features import FEATURES, folder_ids
@@ -105,10 +104,12 @@ def main(argv=None) -> int:
             return 2
         sets.append((f"without {spec}", [f for f in FEATURES if f not in drop]))
     questions = harness.load_questions(args.questions, args.lake)
-    with open(args.questions, encoding="utf-8") as fh:
-        db = {str(o["id"]): o.get("db_id") for o in map(json.loads, filter(str.strip, fh))}
-    fold = db_folds([db[q["id"]] for q in questions], args.folds, 0)
-    have = [k for k in range(args.folds) if os.path.isfile(os.path.join(args.models_dir, f"raylake-fold{k}", "relevance.json"))]
+    try:
+        fold = db_folds(question_dbs(args.questions, questions), args.folds, 0)
+    except RaylakeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    have = saved_folds(args.models_dir, args.folds)
     if len(have) < 2:
         print(f"error: {args.models_dir} holds {len(have)} fold models (raylake-fold<k>); stacking needs two or more",
               file=sys.stderr)
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     for k in have:
         try:
-            model = RelevanceModel.load(os.path.join(args.models_dir, f"raylake-fold{k}"))
+            model = RelevanceModel.load(fold_model(args.models_dir, k))
         except RaylakeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -56,6 +56,35 @@ def db_folds(db_ids: list[str], k: int, seed: int = 0) -> list[int]:
     return [fold_of[d] for d in db_ids]
 
 
+def question_dbs(path: str, questions: list[dict]) -> list[str]:
+    """The ``db_id`` of each of ``questions``, from its line in the JSON-lines ``path`` (it only splits folds)."""
+    from raylake.errors import RaylakeError
+
+    with open(path, encoding="utf-8") as fh:
+        db = {str(o["id"]): o.get("db_id") for o in map(json.loads, filter(str.strip, fh))}
+    if any(db.get(q["id"]) is None for q in questions):
+        raise RaylakeError("every question needs a db_id to split folds by database")
+    return [db[q["id"]] for q in questions]
+
+
+def fold_model(models_dir: str, k: int, method: str = "raylake") -> str:
+    """Where a run with ``--models-dir`` saves fold ``k``'s model of ``method``."""
+    return os.path.join(models_dir, f"{method}-fold{k}")
+
+
+def saved_folds(models_dir: str, k: int) -> list[int]:
+    """The folds among ``range(k)`` whose model a run saved under ``models_dir``."""
+    return [f for f in range(k) if os.path.isfile(os.path.join(fold_model(models_dir, f), "relevance.json"))]
+
+
+def question_context(engine, rel, question: str) -> tuple[tuple, tuple]:
+    """The extractor's and the beam's tables, for a model trained to read them (``uses_context``); else none."""
+    if not rel.uses_context:
+        return (), ()
+    prep = engine.prepare(question, context=True)
+    return prep.support.intent_tables(), prep.beam_plan.tables
+
+
 def _write(path: str, obj: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
@@ -184,7 +213,6 @@ def _main(args) -> int:
     from bench.retrieval import harness, report
     from bench.retrieval.metrics import aggregate
     from raylake.config import RaylakeContext
-    from raylake.errors import RaylakeError
     from raylake.relevance.model import RelevanceModel
     from raylake.relevance.train import Source, fit
     from raylake.relevance.pseudo import pseudo_questions
@@ -192,10 +220,7 @@ def _main(args) -> int:
 
     torch.set_num_threads(max(1, args.threads))
     questions = harness.load_questions(args.questions, args.lake)
-    with open(args.questions, encoding="utf-8") as fh:
-        db = {str(o["id"]): o.get("db_id") for o in map(json.loads, filter(str.strip, fh))}
-    if any(db[q["id"]] is None for q in questions):
-        raise RaylakeError("every question needs a db_id to split folds by database")
+    db = dict(zip((q["id"] for q in questions), question_dbs(args.questions, questions)))
     fold = db_folds([db[q["id"]] for q in questions], args.folds, args.seed)
     cfg = RaylakeContext.get_current().relevance
     budgets = sorted(set(args.budgets))
@@ -236,8 +261,7 @@ def _main(args) -> int:
     done = {f for f in folds if all(all(q["id"] in result["predictions"].get(n, {}).get(str(budgets[0]), {})
                                         for q, g in zip(questions, fold) if g == f) for n in fold_names)}
     todo_folds = [f for f in folds if f not in done]
-    saved_all = args.models_dir and all(os.path.isfile(os.path.join(args.models_dir, f"raylake-fold{f}", "relevance.json"))
-                                        for f in todo_folds)
+    saved_all = args.models_dir and set(todo_folds) <= set(saved_folds(args.models_dir, args.folds))
     every = "raylake_rules" in args.baselines and "raylake_rules" not in result["methods"] or not saved_all or args.pseudo
     to_prepare = questions if every else [q for q, g in zip(questions, fold) if g in todo_folds]
     if done:
@@ -343,7 +367,7 @@ def _main(args) -> int:
             test_q = [q for q, g in zip(questions, fold) if g == f]
             assert not {db[q["id"]] for q in train_q} & {db[q["id"]] for q in test_q}
             examples = [(q["question"], [index.path_id[t] for t in q["gold_tables"]]) for q in train_q] + extra
-            saved = os.path.join(args.models_dir, f"{name_rl}-fold{f}") if args.models_dir else None
+            saved = fold_model(args.models_dir, f, name_rl) if args.models_dir else None
             if saved and os.path.isfile(os.path.join(saved, "relevance.json")):
                 _say(f"{name_rl} fold {f}: loading {saved}, scoring {len(test_q)}")
                 model = RelevanceModel.load(saved)

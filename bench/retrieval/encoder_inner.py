@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     import torch
 
     from bench.retrieval import harness
-    from bench.retrieval.cv import db_folds
+    from bench.retrieval.cv import db_folds, question_dbs
     from raylake.config import RelevanceConfig
     from raylake.index.reader import LakeIndex
     from raylake.relevance.encoder import BiEncoder
@@ -51,9 +51,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     index = LakeIndex.load(args.index_dir)
     questions = harness.load_questions(args.questions, args.lake)
-    with open(args.questions, encoding="utf-8") as fh:
-        db = {str(o["id"]): o["db_id"] for o in map(json.loads, filter(str.strip, fh))}
-    fold = db_folds([db[q["id"]] for q in questions], args.folds, args.seed)
+    fold = db_folds(question_dbs(args.questions, questions), args.folds, args.seed)
     train = [(q["question"], [index.path_id[t] for t in q["gold_tables"]]) for q, f in zip(questions, fold) if f != args.fold]
     half = halves(train, args.seed)
     fit_part = [train[i] for i, h in enumerate(half) if h == 0]

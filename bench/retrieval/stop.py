@@ -11,7 +11,7 @@ tables, before the join tree is built) for:
 - ``extension``: the decode's own calibrated stop, as :meth:`LakeRelevance.pick` runs it with ``extend=True``;
 - ``top_L``: the first L tables of the decode (the Sufficiency the order allows);
 - ``by_p``: no extension — the candidates in the order of the candidate classifier's own
-  probabilities and the same expected F1 + Sufficiency stop over them (:func:`raylake.relevance.select.choose`);
+  probabilities and the same expected F1 + Sufficiency stop over them, as :meth:`LakeRelevance.pick` runs it by default;
 - ``oracle``: per question the prefix of at most L tables of highest F1 + Sufficiency, read from
   its labels — the ceiling of any stop over this decode, not a method;
 - ``learned``: a stop learned by stacking, where fold models of two or more folds exist. For every
@@ -83,26 +83,22 @@ def prefix_features(q: np.ndarray, rest: np.ndarray, seq: list[int], calibration
 
 def decode_fold(engine, model, questions, depth: int, folder) -> list[dict]:
     """Each held-out question's decode to ``depth``, the model's own choice at every budget, the prefix features."""
-    from raylake.relevance.select import choose
+    from bench.retrieval.cv import question_context
 
     index = engine.index
     rel = model.for_lake(index, engine.graph, cache=False)
     out = []
     for q in questions:
         index.embedder.clear_cache()
-        it, pt = (), ()
-        if rel.uses_context:
-            prep = engine.prepare(q["question"], context=True)
-            it, pt = prep.support.intent_tables(), prep.beam_plan.tables
-        ranking = rel.rank(q["question"], it, pt)
-        seq, qs, rest = rel.completion.decode(model.completion, ranking.cand, ranking.features, ranking.p, depth)
+        ranking = rel.rank(q["question"], *question_context(engine, rel, q["question"]))
+        seq, qs, rest = rel.decode(ranking, depth)
         gold = {index.path_id[t] for t in q["gold_tables"]}
         X = prefix_features(qs, rest, seq, model.calibration, folder) if seq else np.zeros((0, len(PREFIX_FEATURES)))
         out.append({"seq": seq, "gold": gold, "X": X,
                     "f1": np.array([f1(seq[:k], gold) for k in range(1, len(seq) + 1)], np.float32),
                     "suff": np.array([gold <= set(seq[:k]) for k in range(1, len(seq) + 1)], np.float32),
                     "extension": {b: [t for t, _ in rel.pick(ranking, b, extend=True)] for b in BUDGETS},
-                    "by_p": {b: choose(ranking.cand, ranking.p, b) for b in BUDGETS}})
+                    "by_p": {b: [t for t, _ in rel.pick(ranking, b)] for b in BUDGETS}})
     return out
 
 
@@ -127,7 +123,7 @@ def main(argv=None) -> int:
     import torch
 
     from bench.retrieval import harness
-    from bench.retrieval.cv import db_folds
+    from bench.retrieval.cv import db_folds, fold_model, question_dbs, saved_folds
     from raylake.errors import RaylakeError
     from raylake.relevance.classifier import CompletionClassifier
     from raylake.relevance.features import folder_ids
@@ -136,10 +132,12 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(max(1, args.threads))
     questions = harness.load_questions(args.questions, args.lake)
-    with open(args.questions, encoding="utf-8") as fh:
-        db = {str(o["id"]): o.get("db_id") for o in map(json.loads, filter(str.strip, fh))}
-    fold = db_folds([db[q["id"]] for q in questions], args.folds, 0)
-    have = [k for k in range(args.folds) if os.path.isfile(os.path.join(args.models_dir, f"raylake-fold{k}", "relevance.json"))]
+    try:
+        fold = db_folds(question_dbs(args.questions, questions), args.folds, 0)
+    except RaylakeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    have = saved_folds(args.models_dir, args.folds)
     if not have:
         print(f"error: {args.models_dir} holds no fold model (raylake-fold<k>); run bench.retrieval.cv with --models-dir",
               file=sys.stderr)
@@ -150,7 +148,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     for k in have:
         try:
-            model = RelevanceModel.load(os.path.join(args.models_dir, f"raylake-fold{k}"))
+            model = RelevanceModel.load(fold_model(args.models_dir, k))
         except RaylakeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -164,7 +162,6 @@ def main(argv=None) -> int:
         "oracle": score(every, lambda r, b: r["seq"][: best(r["f1"] + r["suff"], b)]),
     }
     if len(have) > 1:
-        learned = {}
         for k in have:
             train = [r for j in have if j != k for r in rows[j] if len(r["seq"])]
             X = np.concatenate([r["X"] for r in train])

@@ -2,8 +2,9 @@
 
 Not the engine's default (``RelevanceConfig.extend``): once the candidate classifier read a table's
 folder, choosing the candidates by their own probability measured better on both Spider lakes
-(docs/relevance.md, "The saved models' stop, and choosing by probability again"). It is trained with every model and kept
-selectable so that each retraining can measure the two again (``bench.retrieval.cv --compare-extend``).
+(docs/relevance.md, "The saved models' stop, and choosing by probability again"). It is trained
+with every model and kept selectable so that each retraining can measure the two again
+(``bench.retrieval.cv --compare-extend``).
 
 The candidate classifier (:mod:`.classifier` over :mod:`.features`) gives each table a
 probability :math:`p_t` on its own evidence, relative to the encoder's best tables. What a
@@ -63,7 +64,6 @@ STATE_FEATURES = ("s_join", "s_joined", "s_hop", "s_bridge", "s_shard", "s_folde
 def width(n_features: int) -> int:
     """A row: the candidate's features, p and log rank by p, the state's."""
     return n_features + 2 + len(STATE_FEATURES)
-
 
 
 class Completion:
@@ -188,6 +188,10 @@ class Calibration:
         # Full precision: raw pick probabilities span 1e-20..1, and knots rounded to a few decimals collapse
         # onto 0, which moved the stop of every question whose tail picks are that small.
         return {"x": [float(v) for v in self.xs], "y": [float(v) for v in self.ys]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Calibration":
+        return cls(d["x"], d["y"])
 
 
 def choose_sequence(tables: list[int], q: np.ndarray, rest: np.ndarray, calibration: Calibration,

@@ -37,12 +37,12 @@ PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 
 class RelevanceModel:
     def __init__(self, encoder: BiEncoder, classifier: CompletionClassifier, completion: CompletionClassifier,
-                 calibration: Calibration, meta: dict, p_calibration: Calibration | None = None):
+                 calibration: Calibration, meta: dict):
         self.encoder, self.classifier, self.meta = encoder, classifier, meta
         self.completion, self.calibration = completion, calibration
         # the candidate classifier's probabilities as held-out questions bore them out (identity: a model trained
         # before it existed, or on a single group of questions with no held-out half)
-        self.p_calibration = p_calibration or Calibration()
+        self.p_calibration = Calibration()
 
     @classmethod
     def fresh(cls, model_path: str | None = None, max_seq_length: int = 128, train_layers: int = 2, hidden: int = 64,
@@ -122,9 +122,9 @@ class RelevanceModel:
             model.encoder.load_top_state(load_file(os.path.join(path, "encoder.safetensors")))
             model.classifier.load_state_dict(load_file(os.path.join(path, "classifier.safetensors")))
             model.completion.load_state_dict(load_file(os.path.join(path, "completion.safetensors")))
-            model.calibration = Calibration(meta["calibration"]["x"], meta["calibration"]["y"])
+            model.calibration = Calibration.from_dict(meta["calibration"])
             if "p_calibration" in meta:
-                model.p_calibration = Calibration(meta["p_calibration"]["x"], meta["p_calibration"]["y"])
+                model.p_calibration = Calibration.from_dict(meta["p_calibration"])
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as exc:
             raise RaylakeError(f"relevance model {path!r} could not be loaded ({exc}); train it again") from None
         model.classifier.eval()
@@ -216,9 +216,14 @@ class LakeRelevance:
         if not extend:
             p = dict(zip(ranking.cand.tolist(), ranking.p.tolist()))
             return [(t, float(p[t])) for t in choose(ranking.cand, ranking.p, budget, recall_weight, completeness)]
-        raw = self.model.classifier.predict(ranking.features)  # the extension was trained on uncalibrated p
-        seq, q, rest = self.completion.decode(self.model.completion, ranking.cand, ranking.features, raw, budget)
+        seq, q, rest = self.decode(ranking, budget)
         return choose_sequence(seq, q, rest, self.model.calibration, recall_weight, completeness)
+
+    def decode(self, ranking: "Ranking", depth: int) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """The greedy plan extension of a :meth:`rank` result to ``depth`` tables, before its stop
+        (:meth:`.complete.Completion.decode`: the picks, their raw probabilities, the pool left)."""
+        raw = self.model.classifier.predict(ranking.features)  # the extension was trained on uncalibrated p
+        return self.completion.decode(self.model.completion, ranking.cand, ranking.features, raw, depth)
 
 
 class Ranking(NamedTuple):

@@ -12,9 +12,9 @@ Training runs in two steps: heads of the bi-encoder's top layers are fine-tuned 
 on each other's half, then one on all of them for question time (:mod:`.fit`, see
 :func:`fit`); then the completion classifier is fitted on every candidate of every
 example, labelled by whether the example needs it, with the cross-fitted heads' scores, and
-calibrated on probabilities cross-fitted over halves of the examples. The whole run is one Ray task (``num_cpus`` of the cluster's
-CPUs), so ``--address`` runs it on a cluster worker next to the index; data parallelism
-does not pay at this size (a few thousand pairs, minutes on two cores).
+calibrated on probabilities cross-fitted over halves of the examples. The whole run is one Ray
+task (``num_cpus`` of the cluster's CPUs), so ``--address`` runs it on a cluster worker next to
+the index; data parallelism does not pay at this size (a few thousand pairs, minutes on two cores).
 """
 from __future__ import annotations
 

@@ -66,3 +66,38 @@ def test_a_fold_model_is_scored_as_saved_and_read_back(tmp_path):
         x = np.array([1e-30, 1e-15, 0.5])
         np.testing.assert_array_equal(back.calibration(x), model.calibration(x))
     assert (tmp_path / "fold0" / "relevance.json").is_file()
+
+
+def test_the_tools_that_reuse_a_run_read_its_databases_and_saved_fold_models_one_way(tmp_path):
+    import json
+
+    from bench.retrieval.cv import fold_model, question_dbs, saved_folds
+    from raylake.errors import RaylakeError
+
+    q = tmp_path / "q.jsonl"
+    q.write_text("\n".join(json.dumps({"id": i, "question": "x", "db_id": d}) for i, d in [(1, "a"), (2, "b")]) + "\n")
+    assert question_dbs(str(q), [{"id": "2"}, {"id": "1"}]) == ["b", "a"]
+    with pytest.raises(RaylakeError, match="db_id"):
+        question_dbs(str(q), [{"id": "3"}])
+    for k in (0, 2):
+        (tmp_path / "m" / f"raylake-fold{k}").mkdir(parents=True)
+        (tmp_path / "m" / f"raylake-fold{k}" / "relevance.json").write_text("{}")
+    (tmp_path / "m" / "raylake-fold1").mkdir()  # no relevance.json: an interrupted save is not a model
+    assert saved_folds(str(tmp_path / "m"), 5) == [0, 2]
+    assert fold_model("M", 3, "raylake_both") == "M/raylake_both-fold3"
+
+
+def test_the_stop_study_describes_every_prefix_of_a_decode():
+    import numpy as np
+
+    from bench.retrieval.stop import PREFIX_FEATURES, best, prefix_features
+    from raylake.relevance.complete import Calibration
+
+    q, rest = np.array([0.9, 0.5, 1e-9]), np.array([0.2, 0.0])
+    X = prefix_features(q, rest, [4, 7, 9], Calibration(), np.array([0, 0, 0, 0, 0, 0, 0, 1, 0, 1]))
+    assert X.shape == (3, len(PREFIX_FEATURES))
+    col = {f: i for i, f in enumerate(PREFIX_FEATURES)}
+    assert list(X[:, col["n_folders"]]) == [1, 2, 2]  # tables 4, 7, 9 lie in folders 0, 1, 1
+    assert list(X[:, col["next_new_folder"]]) == [1, 0, 0]
+    assert X[0, col["p_suff"]] == pytest.approx(0.5 * (1 - 1e-9) * 0.8, rel=1e-6)  # picks 2, 3 and the pool left out
+    assert best(np.array([0.1, 0.9, 0.95]), 2) == 2 and best(np.zeros(0), 5) == 0

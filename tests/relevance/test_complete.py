@@ -1,4 +1,6 @@
 """The extension classifier's states, greedy decode, calibration and stop (raylake.relevance.complete)."""
+import json
+
 import numpy as np
 import pytest
 
@@ -90,7 +92,7 @@ def test_a_calibration_survives_its_dict_exactly_however_small_its_knots():
     # Raw pick probabilities reach 1e-20. Knots once stored to 6 decimals collapsed onto 0, and a pool table
     # of q = 1e-30 then read the floor of the smallest picks instead of 0 (the saved models' stop differed).
     cal = Calibration([1e-21, 4e-18, 1e-12, 0.5, 1.0], [0.0, 0.05, 0.08, 0.3, 0.9])
-    back = Calibration(**{k: v for k, v in zip(("xs", "ys"), cal.to_dict().values())})
+    back = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
     assert list(back.xs) == list(cal.xs) and list(back.ys) == list(cal.ys)
     tiny = np.array([1e-30, 1e-19, 1e-14])
     assert list(back(tiny)) == list(cal(tiny)) and back(tiny)[0] == 0.0

@@ -114,8 +114,8 @@ def test_training_lowers_the_loss_and_the_saved_model_ranks_a_known_table_first(
     assert summary["p_calibrated"]
     meta = json.load(open(os.path.join(out, "relevance.json")))
     assert list(model.p_calibration.ys) == meta["p_calibration"]["y"] == sorted(meta["p_calibration"]["y"])
-    raw = model.classifier.predict(lr.rank("Which hospitals have more than 100 beds?").features)
-    np.testing.assert_allclose(lr.rank("Which hospitals have more than 100 beds?").p, model.p_calibration(raw))
+    ranking = lr.rank("Which hospitals have more than 100 beds?")
+    np.testing.assert_allclose(ranking.p, model.p_calibration(model.classifier.predict(ranking.features)))
 
 
 def trained_calibration(out):
