@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     import torch
 
     from bench.retrieval import harness
-    from bench.retrieval.cv import db_folds, fold_model, question_dbs, saved_folds
+    from bench.retrieval.cv import fold_model, held_out
     from raylake.errors import RaylakeError
     from raylake.relevance.classifier import CompletionClassifier
     from raylake.relevance.features import FEATURES, folder_ids
@@ -104,27 +104,19 @@ def main(argv=None) -> int:
             return 2
         sets.append((f"without {spec}", [f for f in FEATURES if f not in drop]))
     questions = harness.load_questions(args.questions, args.lake)
+    rows: dict[int, list[dict]] = {}
+    t0 = time.perf_counter()
     try:
-        fold = db_folds(question_dbs(args.questions, questions), args.folds, 0)
+        held = held_out(args.questions, questions, args.models_dir, args.folds, need=2)  # stacking: two or more
+        engine = Engine(args.index_dir, relevance=None)
+        for k, qs in held.items():
+            rows[k] = rows_of_fold(engine, RelevanceModel.load(fold_model(args.models_dir, k)), qs)
+            print(f"[ablation] fold {k}: {len(rows[k])} questions described ({time.perf_counter() - t0:.0f} s)",
+                  file=sys.stderr)
     except RaylakeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    have = saved_folds(args.models_dir, args.folds)
-    if len(have) < 2:
-        print(f"error: {args.models_dir} holds {len(have)} fold models (raylake-fold<k>); stacking needs two or more",
-              file=sys.stderr)
-        return 2
-    engine = Engine(args.index_dir, relevance=None)
-    rows: dict[int, list[dict]] = {}
-    t0 = time.perf_counter()
-    for k in have:
-        try:
-            model = RelevanceModel.load(fold_model(args.models_dir, k))
-        except RaylakeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        rows[k] = rows_of_fold(engine, model, [q for q, f in zip(questions, fold) if f == k])
-        print(f"[ablation] fold {k}: {len(rows[k])} questions described ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    have = sorted(rows)
     folder = folder_ids(engine.index.paths)
     result = {"lake": args.lake, "folds": have, "n_questions": sum(map(len, rows.values())), "sets": {}}
     for name, feats in sets:

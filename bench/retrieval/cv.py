@@ -77,6 +77,20 @@ def saved_folds(models_dir: str, k: int) -> list[int]:
     return [f for f in range(k) if os.path.isfile(os.path.join(fold_model(models_dir, f), "relevance.json"))]
 
 
+def held_out(questions_path: str, questions: list[dict], models_dir: str, k: int, need: int = 1) -> dict[int, list[dict]]:
+    """Each fold whose model a run saved under ``models_dir`` → its held-out ``questions`` (the run's split,
+    seed 0), for the tools that reuse a run's fold models; a one-line RaylakeError for a question without a
+    db_id or fewer than ``need`` saved fold models."""
+    from raylake.errors import RaylakeError
+
+    fold = db_folds(question_dbs(questions_path, questions), k, 0)
+    have = saved_folds(models_dir, k)
+    if len(have) < need:
+        raise RaylakeError(f"{models_dir} holds {len(have)} fold models (raylake-fold<k>), this needs {need} or more: "
+                           "save them with python -m bench.retrieval.cv --models-dir")
+    return {f: [q for q, g in zip(questions, fold) if g == f] for f in have}
+
+
 def question_context(engine, rel, question: str) -> tuple[tuple, tuple]:
     """The extractor's and the beam's tables, for a model trained to read them (``uses_context``); else none."""
     if not rel.uses_context:

@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     import torch
 
     from bench.retrieval import harness
-    from bench.retrieval.cv import db_folds, fold_model, question_dbs, saved_folds
+    from bench.retrieval.cv import fold_model, held_out
     from raylake.errors import RaylakeError
     from raylake.relevance.classifier import CompletionClassifier
     from raylake.relevance.features import folder_ids
@@ -132,28 +132,19 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(max(1, args.threads))
     questions = harness.load_questions(args.questions, args.lake)
+    rows: dict[int, list[dict]] = {}
+    t0 = time.perf_counter()
     try:
-        fold = db_folds(question_dbs(args.questions, questions), args.folds, 0)
+        held = held_out(args.questions, questions, args.models_dir, args.folds)
+        engine = Engine(args.index_dir, relevance=None)
+        folder = folder_ids(engine.index.paths)
+        for k, qs in held.items():
+            rows[k] = decode_fold(engine, RelevanceModel.load(fold_model(args.models_dir, k)), qs, args.depth, folder)
+            print(f"[stop] fold {k}: {len(rows[k])} questions decoded ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     except RaylakeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    have = saved_folds(args.models_dir, args.folds)
-    if not have:
-        print(f"error: {args.models_dir} holds no fold model (raylake-fold<k>); run bench.retrieval.cv with --models-dir",
-              file=sys.stderr)
-        return 2
-    engine = Engine(args.index_dir, relevance=None)
-    folder = folder_ids(engine.index.paths)
-    rows: dict[int, list[dict]] = {}
-    t0 = time.perf_counter()
-    for k in have:
-        try:
-            model = RelevanceModel.load(fold_model(args.models_dir, k))
-        except RaylakeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        rows[k] = decode_fold(engine, model, [q for q, f in zip(questions, fold) if f == k], args.depth, folder)
-        print(f"[stop] fold {k}: {len(rows[k])} questions decoded ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    have = sorted(rows)
     every = [r for k in have for r in rows[k]]
     methods = {
         "extension": score(every, lambda r, b: r["extension"][b]),

@@ -71,7 +71,7 @@ def test_a_fold_model_is_scored_as_saved_and_read_back(tmp_path):
 def test_the_tools_that_reuse_a_run_read_its_databases_and_saved_fold_models_one_way(tmp_path):
     import json
 
-    from bench.retrieval.cv import fold_model, question_dbs, saved_folds
+    from bench.retrieval.cv import db_folds, fold_model, held_out, question_dbs, saved_folds
     from raylake.errors import RaylakeError
 
     q = tmp_path / "q.jsonl"
@@ -85,6 +85,14 @@ def test_the_tools_that_reuse_a_run_read_its_databases_and_saved_fold_models_one
     (tmp_path / "m" / "raylake-fold1").mkdir()  # no relevance.json: an interrupted save is not a model
     assert saved_folds(str(tmp_path / "m"), 5) == [0, 2]
     assert fold_model("M", 3, "raylake_both") == "M/raylake_both-fold3"
+    five = tmp_path / "five.jsonl"  # one question per database, five databases: one per fold
+    five.write_text("\n".join(json.dumps({"id": str(i), "question": "x", "db_id": "abcde"[i]}) for i in range(5)) + "\n")
+    qs = [{"id": str(i)} for i in range(5)]
+    fold = db_folds(list("abcde"), 5, 0)
+    held = held_out(str(five), qs, str(tmp_path / "m"), 5)  # the run's split, read only for the saved folds 0 and 2
+    assert held == {k: [qs[fold.index(k)]] for k in (0, 2)}
+    with pytest.raises(RaylakeError, match="holds 2 fold models"):
+        held_out(str(five), qs, str(tmp_path / "m"), 5, need=3)
 
 
 def test_the_stop_study_describes_every_prefix_of_a_decode():
