@@ -62,6 +62,8 @@ def cmd_index(args) -> int:
         ctx.index.model = args.model
     if args.parts:
         ctx.index.num_parts = args.parts
+    if args.embed_backend:
+        ctx.index.embed_backend = args.embed_backend
     if args.dry_run:
         return _index_dry_run(args, ctx.index)
     summary = build_index(args.path, args.index_dir, address=args.address, cfg=ctx.index, progress=not args.quiet)
@@ -173,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     s.add_argument("--model", default=None, help="local sentence-transformers model folder (default: packaged MiniLM)")
     s.add_argument("--parts", type=int, default=None, help="METIS parts (default: from the cluster size)")
+    s.add_argument("--embed-backend", choices=("torch", "onnx-int8"), default=None,
+                   help="embedding runtime (default torch; onnx-int8: the same model int8 on ONNX Runtime, faster on CPU, "
+                        "needs raylake[fast]); changing it re-embeds the whole lake")
     s.add_argument("--dry-run", action="store_true",
                    help="list the new, changed and removed files against the current index; write nothing, start no Ray")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")

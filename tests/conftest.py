@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
 
@@ -14,6 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# the ONNX export cache: a fresh one per session, set before Ray starts so its workers share it
+os.environ.setdefault("RAYLAKE_CACHE", tempfile.mkdtemp(prefix="raylake-test-cache-"))
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE_LAKE = os.path.join(ROOT, "examples", "lake")

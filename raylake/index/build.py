@@ -35,6 +35,8 @@ from raylake.errors import IndexVersionError, RaylakeError, SkipFile
 from raylake.index import joins as joins_mod
 from raylake.index import store
 from raylake.index.arrays import ColumnArrays
+from raylake.index.embed import check_backend
+from raylake.index.onnx_embed import require_onnxruntime
 from raylake.index.lsh import bands_to_pairs, unique_pairs
 from raylake.index.partition import partition_tables
 from raylake.index.profile import TableProfile, profile_table
@@ -46,8 +48,10 @@ from raylake.runtime import start_ray
 _CONTENT_PARAMS = (
     "num_perm", "minhash_seed", "sample_size", "summary_top", "embed_sample_values", "table_text_rows",
     "value_index_max_distinct", "value_max_chars", "max_field_bytes", "max_profile_rows", "key_uniqueness",
-    "embed_max_seq_length",
+    "embed_max_seq_length", "embed_backend",
 )
+# content parameters added after indexes were built: an index without one was built with this value
+_CONTENT_DEFAULTS = {"embed_backend": "torch"}
 # parameters the edges depend on but the profiles do not: when one of them (or the join
 # scoring itself, joins.SCORING) differs from the previous build's, every edge is derived
 # again from the reused profiles
@@ -227,6 +231,9 @@ def build_index(
     prog = progress if isinstance(progress, Progress) else Progress(progress)
     t_start = time.perf_counter()
     model_path = resolve_model_path(cfg.model)
+    check_backend(cfg.embed_backend)
+    if cfg.embed_backend == "onnx-int8":
+        require_onnxruntime()  # here, in one line, not in an embedding actor after profiling
 
     with prog.stage("scan"):
         lake = open_lake(lake_path)
@@ -332,7 +339,7 @@ def build_index(
             from raylake.index.embed import embed_texts_ray
 
             bar = prog.bar(len(missing), "embed", "text")
-            vecs = embed_texts_ray(missing, model_path, cfg.embed_max_seq_length, cfg.embed_batch_size, bar)
+            vecs = embed_texts_ray(missing, model_path, cfg.embed_max_seq_length, cfg.embed_batch_size, bar, cfg.embed_backend)
             bar.close()
             cache = {**cache, **dict(zip(missing, vecs))}
         dim = next(iter(cache.values())).shape[0]
@@ -501,7 +508,7 @@ def _group(labels: np.ndarray, n: int) -> list[np.ndarray]:
 
 def _params_differ(params: dict, cfg: IndexConfig, keys) -> bool:
     """Does a previous build's ``params`` (its manifest's) differ from ``cfg`` in any of ``keys``?"""
-    return any(params.get(k) != getattr(cfg, k) for k in keys)
+    return any(params.get(k, _CONTENT_DEFAULTS.get(k)) != getattr(cfg, k) for k in keys)
 
 
 def _edges_stale(manifest: dict, cfg: IndexConfig) -> bool:

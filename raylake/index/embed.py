@@ -15,8 +15,9 @@ import numpy as np
 
 from raylake.config import resolve_model_path
 
-_MODELS: dict[tuple[str, int, str], object] = {}
+_MODELS: dict[tuple, object] = {}
 _LOCK = threading.Lock()
+BACKENDS = ("torch", "onnx-int8")
 
 
 def load_model(path: str | None = None, max_seq_length: int = 64, device: str | None = None):
@@ -42,13 +43,42 @@ def load_model(path: str | None = None, max_seq_length: int = 64, device: str | 
         return _MODELS[key]
 
 
-class Embedder:
-    """Encode texts with one model; identical texts are embedded once per process."""
+def load_onnx(path: str | None = None, max_seq_length: int = 64, threads: int | None = None):
+    """A cached :class:`~raylake.index.onnx_embed.OnnxEncoder` (the int8 export of ``path``'s model)."""
+    from raylake.index.onnx_embed import OnnxEncoder
 
-    def __init__(self, model_path: str | None = None, max_seq_length: int = 64, batch_size: int = 64):
-        self.model = load_model(model_path, max_seq_length)
+    path = resolve_model_path(path)
+    key = ("onnx-int8", path, max_seq_length, threads)
+    with _LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = OnnxEncoder(path, max_seq_length, threads)
+        return _MODELS[key]
+
+
+def check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        from raylake.errors import RaylakeError
+
+        raise RaylakeError(f"embed_backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+
+
+class Embedder:
+    """Encode texts with one model; identical texts are embedded once per process.
+
+    ``backend``: ``"torch"`` (sentence-transformers, the reference) or ``"onnx-int8"``
+    (:mod:`raylake.index.onnx_embed`); an index embeds its questions with the backend it was built with."""
+
+    def __init__(self, model_path: str | None = None, max_seq_length: int = 64, batch_size: int = 64,
+                 backend: str = "torch", threads: int | None = None):
+        check_backend(backend)
+        self.backend = backend
         self.batch_size = batch_size
-        self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
+        if backend == "onnx-int8":
+            self.model = load_onnx(model_path, max_seq_length, threads)
+            self.dim = self.model.dim
+        else:
+            self.model = load_model(model_path, max_seq_length)
+            self.dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension") else self.model.get_sentence_embedding_dimension())
         self._cache: dict[str, np.ndarray] = {}
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -70,13 +100,16 @@ class Embedder:
 
     def encode_uncached(self, texts: list[str]) -> np.ndarray:
         """``(len(texts), dim)`` float32, L2-normalised, computed now: no cache read or written."""
+        if self.backend == "onnx-int8":
+            return self.model.encode(texts, self.batch_size)
         vecs = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
         return np.asarray(vecs, dtype=np.float32)
 
 
-def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: int, batch_size: int, progress=None) -> np.ndarray:
+def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: int, batch_size: int, progress=None,
+                    backend: str = "torch") -> np.ndarray:
     """Embed ``texts`` (already unique) on a Ray actor pool; rows follow ``texts``."""
     import ray
     from ray.util import ActorPool
@@ -87,8 +120,9 @@ def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: in
     resources = ray.cluster_resources()
     gpus = int(resources.get("GPU", 0))
     cpus = max(1, int(resources.get("CPU", 1)))
-    if gpus:
-        actors = [EmbedActor.options(num_gpus=1, num_cpus=1).remote(model_path, max_seq_length, batch_size) for _ in range(min(gpus, 8))]
+    if gpus and backend == "torch":
+        actors = [EmbedActor.options(num_gpus=1, num_cpus=1).remote(model_path, max_seq_length, batch_size, None, backend)
+                  for _ in range(min(gpus, 8))]
     else:
         threads = min(cpus, 4)  # torch scales to ~4 threads per MiniLM process; more actors beyond that
         n_actors = max(1, min(cpus // threads, 8))
@@ -97,7 +131,8 @@ def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: in
         free = int(ray.available_resources().get("CPU", 0))
         reserve = max(1, min(threads, free // n_actors))
         actors = [
-            EmbedActor.options(num_cpus=reserve).remote(model_path, max_seq_length, batch_size, threads) for _ in range(n_actors)
+            EmbedActor.options(num_cpus=reserve).remote(model_path, max_seq_length, batch_size, threads, backend)
+            for _ in range(n_actors)
         ]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     chunk = 512
@@ -118,12 +153,12 @@ def embed_texts_ray(texts: list[str], model_path: str | None, max_seq_length: in
 class EmbedWorker:
     """The body of an embedding actor (``ray.remote(EmbedWorker)``)."""
 
-    def __init__(self, model_path, max_seq_length, batch_size, threads: int | None = None):
+    def __init__(self, model_path, max_seq_length, batch_size, threads: int | None = None, backend: str = "torch"):
         if threads:
             import torch
 
             torch.set_num_threads(threads)
-        self.embedder = Embedder(model_path, max_seq_length, batch_size)
+        self.embedder = Embedder(model_path, max_seq_length, batch_size, backend, threads)
 
     def encode(self, texts):
         return self.embedder.encode_uncached(texts)

@@ -164,7 +164,8 @@ class LakeIndex:
         from raylake.index.embed import Embedder
 
         cfg = self.manifest["params"]
-        return Embedder(self.model_path, cfg.get("embed_max_seq_length", 64), cfg.get("embed_batch_size", 64))
+        return Embedder(self.model_path, cfg.get("embed_max_seq_length", 64), cfg.get("embed_batch_size", 64),
+                        cfg.get("embed_backend", "torch"))
 
     @functools.cached_property
     def graph(self):
