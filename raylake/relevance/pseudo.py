@@ -10,7 +10,7 @@ questions about:
    alone would drop names and descriptions, unique in every row and the attributes
    questions ask for most.
 2. **Expand** — 1..``max_tables`` tables by Algorithm 1's centrality walk
-   (:func:`~raylake.learn.trajectories.expand_centrality`, α = 1) over join links of score
+   (:func:`~raylake.learn.expand.expand_centrality`, α = 1) over join links of score
    ≥ 0.5 between tables with rows; union links are left out of the walk (shards are added
    to the answer instead, step 5).
 3. **Columns and value** — H⁺'s join keys and edges come from
@@ -40,7 +40,8 @@ from raylake.index.profile import KEY_WORDS
 from raylake.intent.lexicon import lemma
 from raylake.learn.compress import compress
 from raylake.learn.lake_arrays import DTYPES, LakeArrays
-from raylake.learn.trajectories import expand_centrality, sample_columns
+from raylake.learn.expand import expand_centrality
+from raylake.learn.trajectories import sample_columns
 from raylake.relevance.text import name_words, plural, split_words
 
 P_VALUE = 0.7  # share of questions that filter on a literal; the rest ask for columns only

@@ -71,7 +71,7 @@ def test_atom_arrays_follow_intent_atoms(fig1, fig4):
 @pytest.mark.parametrize("alpha", [0.7, 0.0, 1.0])
 def test_expansion_kernel_equals_dict_walk(fig1, fig4, alpha):
     """Same actions and the generator left in the same state (α = 0 or 1 exercise the zero-mass fallback)."""
-    from raylake.learn.trajectories import expand_centrality, expand_centrality_reference
+    from raylake.learn.expand import expand_centrality, expand_centrality_reference
 
     for arrays in (fig1, fig4):
         r1, r2 = np.random.default_rng(8), np.random.default_rng(8)
@@ -83,7 +83,7 @@ def test_expansion_kernel_equals_dict_walk(fig1, fig4, alpha):
 
 
 def test_pairwise_sum_is_numpys():
-    from raylake.learn.trajectories import _pairwise_sum
+    from raylake.learn.expand import _pairwise_sum
 
     rng = np.random.default_rng(0)
     for n in [*range(1, 300), 1000, 9000]:
