@@ -22,6 +22,14 @@ clauses are written:
   with none asked groups by that entity's name column (else its first column).
 - **order / limit / distinct** — 'order(ed)/sort(ed) by …' (``DESC`` on 'descending'),
   'top N' / 'first N', 'distinct/different/unique'.
+- **most counted** — 'the most / fewest / largest number of <entity>' ('the department with the
+  smallest number of professors'): ``GROUP BY`` the asked columns ``ORDER BY count(DISTINCT <its
+  row>) ASC|DESC, <the asked columns> LIMIT 1`` (ties: the same row every run).
+- **counted entities** — a number the question puts right before an entity's noun ('parts with
+  more than 2 faults', 'at least two delegates', 'two or more enzymes') counts that entity's rows
+  per answer row: ``GROUP BY`` the asked columns ``HAVING count(DISTINCT <its row>) <op> N``, not a
+  filter on whichever column the number was attached to (a column the noun names itself,
+  ``num_faults``, stays a filter).
 
 Cardinality: a part the answer reads nothing from is only joined; when its join repeats
 rows, the query reads ``SELECT DISTINCT`` of the parts it does read, and says so in the
@@ -32,7 +40,7 @@ Limits (each gives ``answer = None`` with a reason, never a guessed answer): a q
 saying 'not', 'never', 'without', 'no' or 'both' whose graph marks no ``!=`` (set
 difference and intersection are not in the grammar), an attribute or value no plan column
 holds, a ``without``/``none`` comparison, nothing asked and no aggregate, a fusion that
-left no rows to read. No nested queries, HAVING, OR across attributes or LIKE.
+left no rows to read. No nested queries, OR across attributes or LIKE; HAVING only on counted entities.
 """
 from __future__ import annotations
 
@@ -47,6 +55,10 @@ _AGGS = ("count", "avg", "sum", "max", "min")
 _OPS = {"=", "!=", ">", ">=", "<", "<="}
 _NEGATION = re.compile(r"\b(not|never|without|no|none|both)\b|n't\b", re.I)
 _GROUP_CUE = ("each", "per", "every")
+# 'the most <noun>', 'the largest number of <noun>': the direction its count is ordered in ('fewest': ascending);
+# the adjectives count only before 'number of' ('the highest price' is an attribute's maximum)
+_MOST = {"most": "DESC", "largest": "DESC", "highest": "DESC", "greatest": "DESC", "maximum": "DESC", "biggest": "DESC",
+         "fewest": "ASC", "least": "ASC", "smallest": "ASC", "lowest": "ASC", "minimum": "ASC"}
 _COUNT_HEADER = {"num", "number", "count", "no", "nb", "total"}
 _NUMBER_WORDS = {w: n for n, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 1)}
 _LIMIT = re.compile(r"\b(?:top|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
@@ -132,6 +144,59 @@ class _Writer:
                     return True
         return False
 
+    def counted(self, tree, attr, value: str):
+        """The entity tree whose rows ``value`` counts, when the question says '<value> <its noun>'
+        ('more than 2 faults', 'two or more enzymes') and the attribute's own column is not named by
+        that noun; else None."""
+        n = _number(value)
+        if n is None or n != int(n) or n < 0:
+            return None
+        said = {str(int(n))} | {w for w, k in _NUMBER_WORDS.items() if k == n}
+        for i, tok in enumerate(self.lower):
+            if tok not in said:
+                continue
+            nxt = self.lower[i + 1 : i + 6]
+            if nxt[:2] in (["or", "more"], ["or", "fewer"], ["or", "less"]):
+                nxt = nxt[2:]
+            elif nxt[:1] in (["and"], ["to"]) and len(nxt) > 1 and (nxt[1].isdigit() or nxt[1] in _NUMBER_WORDS):
+                nxt = nxt[2:]  # the lower bound of 'between 2 and 3 players'
+            if not nxt:
+                continue
+            if _words(nxt[0]) & _words(attr.name):
+                continue  # '2 part names': the attribute is what the number is about
+            for other in self.graph.trees:
+                if other is not tree and _words(other.entity) & _words(nxt[0]):
+                    col = self.column(tree, attr)
+                    if col is None or not (_words(col.rsplit(".", 1)[-1]) & _words(other.entity)):
+                        return other
+        return None
+
+    def most_counted(self, asked_trees) -> tuple[object, str] | None:
+        """(entity tree, 'DESC'|'ASC') for 'the most <noun>' / 'the fewest <noun>' / 'the largest number of
+        <noun>' where the noun is an entity other than the asked ones ('the department with the smallest
+        number of professors'); else None."""
+        for i, tok in enumerate(self.lower):
+            if tok not in _MOST or (tok == "least" and i and self.lower[i - 1] == "at"):
+                continue  # 'at least 2' is a comparison
+            nxt = self.lower[i + 1 : i + 5]
+            counts = nxt[:2] in (["number", "of"], ["amount", "of"], ["count", "of"])
+            if tok not in ("most", "fewest", "least") and not counts:
+                continue  # 'the highest price', 'the largest city': an attribute's extreme, not a count
+            nxt = nxt[2:] if counts else nxt
+            if not nxt:
+                continue
+            for tree in self.graph.trees:
+                if all(tree is not t for t in asked_trees) and _words(tree.entity) & _words(nxt[0]):
+                    return tree, _MOST[tok]
+        return None
+
+    def counts(self, tree) -> str:
+        """``count(DISTINCT ROW(<the tree's table's columns>))``: its rows, each once however the joins repeat
+        them; ``count(*)``, the join's rows, when the plan holds none of the tables the extractor gave the
+        entity (measured: more often right than declining the count; the query then reads ``fused`` as is)."""
+        tabs = [t for t in tree.evidence.get("tables", []) if self.names.get(t)]
+        return f"count(DISTINCT ROW({', '.join(_q(c) for c in self.names[tabs[0]].values())}))" if tabs else "count(*)"
+
     def tree_tables(self, tree) -> list[str]:
         tabs = [p for p in tree.evidence.get("tables", []) if self.names.get(p)]
         return tabs or [p for p in self.names if self.names[p]]
@@ -173,15 +238,27 @@ class _Writer:
         out = []
         self.terms: list[tuple[str, str, list[str]]] = []
         self.either: list[tuple[str, list[str]]] = []
+        self.having: list[tuple[object, str, str]] = []  # (counted tree, op, number)
+        self.count_only: set[int] = set()  # attributes whose every value is a count: asked, not filtered
         for tree in self.graph.trees:
             for attr in tree.attributes:
                 if not attr.values:
+                    continue
+                compare = attr.evidence.get("compare", {})
+                counted = [(self.counted(tree, attr, v), v) for v in attr.values]
+                if all(c for c, _ in counted) and all(compare.get(v, "=") in _OPS | {"between"} for v in attr.values):
+                    ops = [compare.get(v, "=") for v in attr.values]
+                    if "between" in ops and len(attr.values) == 2:
+                        lo, hi = sorted(attr.values, key=lambda v: float(v))
+                        self.having += [(counted[0][0], ">=", lo), (counted[0][0], "<=", hi)]
+                    else:
+                        self.having += [(c, op, v) for (c, v), op in zip(counted, ops)]
+                    self.count_only.add(id(attr))
                     continue
                 col = self.column(tree, attr)
                 if col is None:
                     raise _Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
                                         f"{attr.values[0]!r} constrains")
-                compare = attr.evidence.get("compare", {})
                 ops = [compare.get(v, "=") for v in attr.values]
                 if "between" in ops and len(attr.values) == 2:
                     lo, hi = sorted(attr.values, key=lambda v: (_number(v) is None, _number(v) or 0, v))
@@ -263,7 +340,9 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         for tree in graph.trees:
             for attr in tree.attributes:
                 ev = attr.evidence
-                if attr.values or ev.get("implied") or ev.get("from_value"):
+                if id(attr) in w.count_only and not ev.get("words"):
+                    continue  # the attribute only carried the count's number
+                if (attr.values and id(attr) not in w.count_only) or ev.get("implied") or ev.get("from_value"):
                     continue
                 if w.names_value(attr):
                     continue
@@ -301,6 +380,23 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                 if col:
                     plain = [(group_tree, None, col, None)]
             group = [_q(a[2]) for a in plain]
+        having = []
+        if w.having:  # 'parts with more than 2 faults': per answer row, the faults' rows counted
+            if not plain and not aggs:
+                keep = next((t for t in graph.trees if all(t is not c for c, _, _ in w.having)), graph.trees[0])
+                col = w.entity_column(keep)
+                if col is None:
+                    raise _Unanswerable("the question counts an entity per row, but no column names the rows it counts for")
+                plain = [(keep, None, col, None)]
+            group = [_q(a[2]) for a in plain]
+            having = [f"{w.counts(counted)} {op} {int(float(n))}" for counted, op, n in w.having]
+        most = None
+        if plain and not order and group_tree is None and not having and all(a[3] == "count" for a in aggs):
+            most = w.most_counted([a[0] for a in plain])
+        if most:  # 'the department with the most professors': one row, the one counting most of them
+            aggs, group = [], [_q(a[2]) for a in plain]
+            # the group's columns break ties: the same question gets the same row every time
+            order, limit = f"ORDER BY {w.counts(most[0])} {most[1]}, {', '.join(group)}", 1
         select = [_q(a[2]) for a in plain]
         for _t, _a, col, agg in aggs:
             if agg == "count":
@@ -318,6 +414,8 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         con = duckdb.connect()
         con.register("fused", fused.table)
         distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
+        if setop and having:
+            raise _Unanswerable("a counted entity beside 'not' or 'both': the grammar does not combine the two")
         if setop and setop[0] == "except":
             read_cols = [a[2] for a in plain + aggs if a[2]] or ([w.entity_column(graph.trees[0])] if graph.trees else [])
             source, where, k = _except(w, fused, where, [c for c in read_cols if c], setop[1])
@@ -334,12 +432,13 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         ent_cols = [n for n in fused.names.get(entity, {}).values() if n in w.present] if entity else []
         if ent_cols and any(a[3] == "count" for a in aggs):
             read.add(w.part_of(ent_cols[0]))  # 'how many players …': the players are what is counted
-        read |= {w.part_of(c) for c in _quoted(where)}
-        read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
+        read |= {w.part_of(c) for c in _quoted(where + having + ([order] if most else []))}
         warnings, source = [], "fused"
         # the de-duplicated source holds the read parts' columns only: use it when the query names no other
-        referenced = _quoted(select + where + group + [order or ""])
-        if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols):
+        read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
+        referenced = _quoted(select + where + group + having + [order or ""])
+        counts_join = any("count(*)" in h for h in having + [order or ""])  # the join's rows are what is counted
+        if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols) and not counts_join:
             proj = ", ".join(_q(c) for c in read_cols)
             n_distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
             if n_distinct < fused.table.num_rows:
@@ -368,19 +467,22 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             sql = "\nINTERSECT\n".join(_clauses(f"SELECT {', '.join(select)}\nFROM {source}", base + [op], [], None, None)
                                         for op in operands)
         else:
-            sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit)
+            sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit, having)
         full = f"WITH fused AS (\n{fused.sql}\n)\n{sql}" if fused.sql else sql
         return _run(con, sql, full, run, max_rows, warnings)
     except _Unanswerable as exc:
         return QueryAnswer(None, reason=str(exc))
 
 
-def _clauses(head: str, where: list[str], group: list[str], order: str | None, limit: int | None) -> str:
+def _clauses(head: str, where: list[str], group: list[str], order: str | None, limit: int | None,
+             having: list[str] = ()) -> str:
     sql = head
     if where:
         sql += "\nWHERE " + " AND ".join(where)
     if group:
         sql += "\nGROUP BY " + ", ".join(group)
+    if having:
+        sql += "\nHAVING " + " AND ".join(having)
     if order:
         sql += "\n" + order
     if limit:

@@ -182,3 +182,56 @@ def test_count_of_a_negation_and_both_as_an_intersection(example_lake):
     # without the cue, two values of one attribute are either one
     either = answer_query("Which clubs have a player in position Guard or Center?", club_graph(["Guard", "Center"]), fused)
     assert sorted(set(r[0] for r in either.rows)) == sorted(c["Club_Name"] for c in clubs if c["Club_ID"] in guards | centers)
+
+
+def _clubs_with_players(op, values, words="club name"):
+    g = graph([
+        {"tree_id": "t1", "entity": "clubs", "attributes": [
+            {"attribute_id": "a1", "name": "club name", "values": values,
+             "evidence": {"columns": [["sports/club.csv", "Club_Name", 1.0]], "words": words,
+                          "compare": {v: op for v in values}}}]},
+        {"tree_id": "t2", "entity": "players", "attributes": []},
+    ])
+    g.trees[0].evidence["tables"] = ["sports/club.csv"]
+    g.trees[1].evidence["tables"] = ["sports/player.csv"]
+    return g
+
+
+def test_number_before_an_entity_noun_counts_its_rows(example_lake):
+    """'Which clubs have more than 3 players? Show the club name.': HAVING over the players' rows, not a filter
+    on the club name the extractor hung the number on."""
+    clubs = {c["Club_ID"]: c["Club_Name"] for c in rows(example_lake, "sports/club.csv")}
+    per_club = Counter(p["Club_ID"] for p in rows(example_lake, "sports/player.csv"))
+    fused = fuse(club_players(example_lake), example_lake)
+    ans = answer_query("Which clubs have more than 3 players? Show the club name.", _clubs_with_players(">", ["3"]), fused)
+    assert ans.reason is None and "HAVING" in ans.sql
+    assert sorted(r[0] for r in ans.rows) == sorted(clubs[c] for c, n in per_club.items() if n > 3)
+    assert sorted(duckdb.connect().sql(ans.sql).fetchall()) == sorted((r[0],) for r in ans.rows)
+    # 'between one and three' counts too, both bounds inclusive
+    ans = answer_query("Which clubs have between 2 and 3 players?", _clubs_with_players("between", ["2", "3"], ""), fused)
+    assert sorted(r[0] for r in ans.rows) == sorted(clubs[c] for c, n in per_club.items() if 2 <= n <= 3)
+    # a number the attribute's own noun follows is a plain filter: '... whose club name is 3' stays a WHERE
+    ans = answer_query("Which players are in clubs with 3 club names?", _clubs_with_players("=", ["3"]), fused)
+    assert "HAVING" not in (ans.sql or "")
+
+
+def test_the_most_of_an_entity_orders_by_its_count(example_lake):
+    """'Which club has the most players? Show its name.': the club counting most players, one row."""
+    g = graph([
+        {"tree_id": "t1", "entity": "club", "attributes": [
+            {"attribute_id": "a1", "name": "club name", "values": [],
+             "evidence": {"columns": [["sports/club.csv", "Club_Name", 1.0]], "words": "name"}}]},
+        {"tree_id": "t2", "entity": "players", "attributes": []},
+    ])
+    g.trees[0].evidence["tables"] = ["sports/club.csv"]
+    g.trees[1].evidence["tables"] = ["sports/player.csv"]
+    clubs = {c["Club_ID"]: c["Club_Name"] for c in rows(example_lake, "sports/club.csv")}
+    per_club = Counter(p["Club_ID"] for p in rows(example_lake, "sports/player.csv"))
+    fused = fuse(club_players(example_lake), example_lake)
+    ans = answer_query("Which club has the most players? Show its name.", g, fused)
+    top, n = per_club.most_common(1)[0]
+    assert n > sorted(per_club.values())[-2]  # the example lake has one such club: the answer is not a tie's pick
+    assert ans.rows == [[clubs[top]]] and "LIMIT 1" in ans.sql
+    ans = answer_query("Which club has the fewest players? Show its name.", g, fused)
+    fewest = min(per_club.values())
+    assert [r[0] for r in ans.rows][0] in {clubs[c] for c, k in per_club.items() if k == fewest}
