@@ -15,12 +15,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# the ONNX export cache: a fresh one per session, set before Ray starts so its workers share it
-os.environ.setdefault("RAYLAKE_CACHE", tempfile.mkdtemp(prefix="raylake-test-cache-"))
+# the ONNX export cache: a fresh one per session (removed at its end), set before Ray starts so its workers share it
+_OWN_CACHE = "RAYLAKE_CACHE" not in os.environ
+if _OWN_CACHE:
+    os.environ["RAYLAKE_CACHE"] = tempfile.mkdtemp(prefix="raylake-test-cache-")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE_LAKE = os.path.join(ROOT, "examples", "lake")
 SPIDER = os.path.abspath(os.path.join(ROOT, "..", "shared", "data", "spider_lake"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _export_cache():
+    yield
+    if _OWN_CACHE:
+        shutil.rmtree(os.environ["RAYLAKE_CACHE"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -36,8 +36,8 @@ from raylake.index import joins as joins_mod
 from raylake.index import store
 from raylake.index.arrays import ColumnArrays
 from raylake.index.embed import check_backend
-from raylake.index.onnx_embed import require_onnxruntime
 from raylake.index.lsh import bands_to_pairs, unique_pairs
+from raylake.index.onnx_embed import require_onnxruntime
 from raylake.index.partition import partition_tables
 from raylake.index.profile import TableProfile, profile_table
 from raylake.index.unions import candidate_table_pairs, find_unions
