@@ -21,7 +21,8 @@ clauses are written:
 - **group-by** — with an aggregate, the other asked columns; 'each/per/every <entity>'
   with none asked groups by that entity's name column (else its first column).
 - **order / limit / distinct** — 'order(ed)/sort(ed) by …' (``DESC`` on 'descending'),
-  'top N' / 'first N', 'distinct/different/unique'.
+  'top N' / 'first N', 'distinct/different/unique'. A sort key the question names only after
+  the cue ('the names of the hosts in ascending order of age') orders the rows and is not shown.
 - **most counted** — 'the most / fewest / largest number of <entity>' ('the department with the
   smallest number of professors'): ``GROUP BY`` the asked columns ``ORDER BY count(DISTINCT <its
   row>) ASC|DESC, <the asked columns> LIMIT 1`` (ties: the same row every run).
@@ -129,6 +130,7 @@ class _Writer:
         self.names = {p: {c: n for c, n in cols.items() if n in self.present} for p, cols in fused.names.items()}
         self.lower = re.findall(r"[a-z0-9']+", question.lower())
         self.part = {n: p["label"] for p in fused.parts for m in p["tables"] for n in fused.names.get(m, {}).values()}
+        self.sort_only = None  # set by order()
 
     def names_value(self, attr) -> bool:
         """'the club with name 'AIB'': the word right before a value names the filter, not an asked column."""
@@ -301,14 +303,21 @@ class _Writer:
         return None
 
     def order(self, asked: list[tuple]) -> str | None:
+        """'… in ascending order of the age of the host': ``ORDER BY`` the asked column the cue names.
+        ``self.sort_only`` is that column's entry when the question names it only after the cue: a sort
+        key, not something asked for ('the names of the hosts in order of age' shows names)."""
+        self.sort_only = None
         m = _ORDER.search(self.question)
         if not m:
             return None
         tail = _words(m.group(1))
         direction = " DESC" if re.search(r"\b(descending|decreasing|desc)\b", self.question, re.I) else ""
-        for _tree, attr, col, agg in asked:
+        for entry in asked:
+            _tree, attr, col, agg = entry
             if _words(attr.name) & tail or _words(col.rsplit(".", 1)[-1]) & tail:
                 expr = f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))" if agg in ("avg", "sum", "max", "min") else _q(col)
+                if agg is None and not _words(attr.name) & _words(self.question[: m.start()]):
+                    self.sort_only = entry
                 return f"ORDER BY {expr}{direction}"
         return None
 
@@ -397,6 +406,9 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             aggs, group = [], [_q(a[2]) for a in plain]
             # the group's columns break ties: the same question gets the same row every time
             order, limit = f"ORDER BY {w.counts(most[0])} {most[1]}, {', '.join(group)}", 1
+        distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
+        if any(a is w.sort_only for a in plain) and len(plain) > 1 and not group and not aggs and not distinct:
+            plain = [a for a in plain if a is not w.sort_only]  # sorted by, not shown
         select = [_q(a[2]) for a in plain]
         for _t, _a, col, agg in aggs:
             if agg == "count":
@@ -413,7 +425,6 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
 
         con = duckdb.connect()
         con.register("fused", fused.table)
-        distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
         if setop and having:
             raise _Unanswerable("a counted entity beside 'not' or 'both': the grammar does not combine the two")
         if setop and setop[0] == "except":

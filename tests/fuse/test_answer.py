@@ -235,3 +235,30 @@ def test_the_most_of_an_entity_orders_by_its_count(example_lake):
     ans = answer_query("Which club has the fewest players? Show its name.", g, fused)
     fewest = min(per_club.values())
     assert [r[0] for r in ans.rows][0] in {clubs[c] for c, k in per_club.items() if k == fewest}
+
+
+def test_a_sort_key_named_only_after_the_cue_is_not_shown(example_lake):
+    """'List the names of players in ascending order of the start year of their club.': sorted by the
+    club's start year, and only the names shown (as the question asks)."""
+    g = graph([
+        {"tree_id": "t1", "entity": "players", "attributes": [
+            {"attribute_id": "a1", "name": "name", "values": [],
+             "evidence": {"columns": [["sports/player.csv", "Name", 1.0]], "words": "names"}}]},
+        {"tree_id": "t2", "entity": "club", "attributes": [
+            {"attribute_id": "a2", "name": "start year", "values": [],
+             "evidence": {"columns": [["sports/club.csv", "Start_year", 1.0]], "words": "start year"}}]},
+    ])
+    g.trees[0].evidence["tables"] = ["sports/player.csv"]
+    g.trees[1].evidence["tables"] = ["sports/club.csv"]
+    year = {c["Club_ID"]: int(c["Start_year"]) for c in rows(example_lake, "sports/club.csv")}
+    players = rows(example_lake, "sports/player.csv")
+    fused = fuse(club_players(example_lake), example_lake)
+    ans = answer_query("List the names of players in ascending order of the start year of their club.", g, fused)
+    assert ans.reason is None and len(ans.columns) == 1 and "ORDER BY" in ans.sql
+    assert sorted(r[0] for r in ans.rows) == sorted(p["Name"] for p in players)
+    by_name = {p["Name"]: year[p["Club_ID"]] for p in players}
+    shown = [by_name[r[0]] for r in ans.rows]
+    assert shown == sorted(shown)
+    # asked before the cue, it is shown: 'the names and start years of ... in order of start year'
+    ans = answer_query("List the names and start years of players' clubs in order of start year.", g, fused)
+    assert len(ans.columns) == 2
