@@ -6,17 +6,17 @@ dynamic quantisation (Jacob et al., 2018: int8 weights, activations quantised pe
 run time), then cached under ``$RAYLAKE_CACHE`` (default ``~/.cache/raylake``), keyed by the
 model folder, its weights' size and time, and the library versions. Embedding is the
 transformer's last hidden state pooled as the model's ``1_Pooling`` says (mean or CLS) and
-L2-normalised, exactly as the torch path computes it, so the two differ only by quantisation.
+L2-normalised as the torch path does, so the two differ only by quantisation.
 
-Choices, each measured on the Spider lake's texts (``python -m bench.embed_bench``): the ``MatMul``
-weights are quantised per output channel (one scale per tensor: mean cosine to torch 0.954;
-per channel: 0.990), the word-embedding ``Gather`` is not (it is a lookup: nothing to speed up).
-Activations are quantised with one scale per call, so a text's vector depends a little on the
-texts batched with it (cosine 0.988 on average between batch 1 and batch 64, about the
-quantisation error itself); one text per call would remove that and most of the gain (1.27×
-against 1.73×). On the 2-core
-AVX2 machine this repository is measured on (no VNNI), int8 kernels gain ~1.6×, not the 3–4×
-they gain with VNNI; fp32 ONNX Runtime alone gains nothing over torch.
+Choices, measured on the Spider lake's texts (the variants: ``docs/benchmarks.md``; the kept
+model: ``python -m bench.embed_bench``): the ``MatMul`` weights are quantised per output channel
+(one scale per tensor: mean cosine to torch 0.954; per channel: 0.990), the word-embedding
+``Gather`` is not (a lookup: nothing to speed up). Activations are quantised with one scale per
+call, so a text's vector depends a little on the texts batched with it (cosine 0.988 on average
+between batch 1 and batch 64, about the quantisation error itself); one text per call would
+remove that and most of the gain (1.27× against 1.73×). On the 2-core AVX2 machine (no VNNI)
+this repository is measured on, the int8 model is ~1.6× faster than torch; fp32 ONNX Runtime
+alone is not faster at all.
 """
 from __future__ import annotations
 
