@@ -8,7 +8,7 @@ optionally a seeded sample of ``--limit`` of them, and encodes them with every b
 over ``--repeats`` rounds (the best round counts: the machine is shared). Reports texts/s per
 backend, the speed-up against torch, and the cosine of each backend's vectors to torch's, by text
 kind (mean, 1st percentile, min). The first ONNX load exports and quantises the model (timed
-apart, ``export_s``; later loads read the cache).
+apart, ``load_s``; later loads read the cache).
 """
 from __future__ import annotations
 
@@ -25,16 +25,12 @@ from bench import missing_path
 
 def lake_texts(index_dir: str) -> dict[str, list[str]]:
     """The index's texts by kind, each text once (a header that is also a sample text counts as a header)."""
-    import pyarrow.parquet as pq
-
     from raylake.index.reader import LakeIndex
 
-    build = LakeIndex(index_dir).build
-    cols = pq.read_table(os.path.join(build, "columns.parquet"), columns=["header_text", "sample_text"]).to_pydict()
-    tables = pq.read_table(os.path.join(build, "tables.parquet"), columns=["text"]).to_pydict()["text"]
+    idx = LakeIndex(index_dir)
     seen: set[str] = set()
     out = {}
-    for kind, xs in (("header", cols["header_text"]), ("sample", cols["sample_text"]), ("table", tables)):
+    for kind, xs in (("header", idx.columns["header_text"]), ("sample", idx.columns["sample_text"]), ("table", idx.tables["text"])):
         out[kind] = [x for x in dict.fromkeys(xs) if x not in seen]
         seen.update(out[kind])
     return out
@@ -76,20 +72,18 @@ def main() -> None:
             t0 = time.perf_counter()
             vecs[b] = embedders[b].encode_uncached(texts)
             best[b] = min(best[b], time.perf_counter() - t0)
+    def stats(c):
+        return {"mean": round(float(c.mean()), 5), "p1": round(float(np.percentile(c, 1)), 5), "min": round(float(c.min()), 5)}
+
     runs = {}
     for b in BACKENDS:
         cos = (vecs[b] * vecs["torch"]).sum(1)
         runs[b] = {
             "seconds": round(best[b], 3), "texts_per_s": round(len(texts) / best[b], 1),
             "speedup_vs_torch": round(best["torch"] / best[b], 3), "load_s": load_s[b],
-            "cosine_to_torch": {k: {"mean": round(float(cos[kinds == k].mean()), 5), "p1": round(float(np.percentile(cos[kinds == k], 1)), 5),
-                                    "min": round(float(cos[kinds == k].min()), 5)}
-                                for k in ("header", "sample", "table") if (kinds == k).any()
-                                } if b != "torch" else None,
+            "cosine_to_torch": None if b == "torch" else
+            {**{k: stats(cos[kinds == k]) for k in by_kind if (kinds == k).any()}, "all": stats(cos)},
         }
-        if b != "torch":
-            runs[b]["cosine_to_torch"]["all"] = {"mean": round(float(cos.mean()), 5), "p1": round(float(np.percentile(cos, 1)), 5),
-                                                 "min": round(float(cos.min()), 5)}
     result = {"bench": "embed", "index_dir": args.index_dir, "texts": len(texts),
               "by_kind": {k: int((kinds == k).sum()) for k in by_kind}, "threads": args.threads, "repeats": args.repeats,
               "max_seq_length": args.max_seq_length, "batch_size": args.batch_size, "runs": runs,
@@ -101,7 +95,7 @@ def main() -> None:
 
 
 def _cpu_flags() -> str:
-    """The SIMD the int8 kernels can use: VNNI (avx512_vnni / avx_vnni) doubles their gain over AVX2."""
+    """The SIMD the int8 kernels can use (VNNI: avx512_vnni / avx_vnni, the int8 dot products), recorded with the figures."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])

@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override defaults from a TOML file: [search], [intent], [index], ... sections, or [tool.raylake]")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    from raylake.index.embed import BACKENDS as EMBED_BACKENDS
+
     s = sub.add_parser("index", help="index (or incrementally re-index) a lake",
                        epilog="exit status: 0 all indexed, 3 some files skipped (named on stderr), 2 user error, 1 crash")
     s.add_argument("path", help="lake folder, glob ('lake/*.csv') or URI (s3://bucket/prefix)")
@@ -175,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", default=None, help="Ray cluster address (default: start Ray locally)")
     s.add_argument("--model", default=None, help="local sentence-transformers model folder (default: packaged MiniLM)")
     s.add_argument("--parts", type=int, default=None, help="METIS parts (default: from the cluster size)")
-    s.add_argument("--embed-backend", choices=("torch", "onnx-int8"), default=None,
+    s.add_argument("--embed-backend", choices=EMBED_BACKENDS, default=None,
                    help="embedding runtime (default torch; onnx-int8: the same model int8 on ONNX Runtime, faster on CPU, "
                         "needs raylake[fast]); changing it re-embeds the whole lake")
     s.add_argument("--dry-run", action="store_true",

@@ -166,11 +166,10 @@ class _Writer:
                 continue
             if _words(nxt[0]) & _words(attr.name):
                 continue  # '2 part names': the attribute is what the number is about
+            header = _words((self.column(tree, attr) or "").rsplit(".", 1)[-1])
             for other in self.graph.trees:
-                if other is not tree and _words(other.entity) & _words(nxt[0]):
-                    col = self.column(tree, attr)
-                    if col is None or not (_words(col.rsplit(".", 1)[-1]) & _words(other.entity)):
-                        return other
+                if other is not tree and _words(other.entity) & _words(nxt[0]) and not header & _words(other.entity):
+                    return other
         return None
 
     def most_counted(self, asked_trees) -> tuple[object, str] | None:
@@ -196,12 +195,16 @@ class _Writer:
         """``count(DISTINCT ROW(<the tree's table's columns>))``: its rows, each once however the joins repeat
         them; ``count(*)``, the join's rows, when the plan holds none of the tables the extractor gave the
         entity (measured: more often right than declining the count; the query then reads ``fused`` as is)."""
-        tabs = [t for t in tree.evidence.get("tables", []) if self.names.get(t)]
+        tabs = self.own_tables(tree)
         return f"count(DISTINCT ROW({', '.join(_q(c) for c in self.names[tabs[0]].values())}))" if tabs else "count(*)"
 
+    def own_tables(self, tree) -> list[str]:
+        """The tables the extractor gave the tree's entity that the plan holds."""
+        return [p for p in tree.evidence.get("tables", []) if self.names.get(p)]
+
     def tree_tables(self, tree) -> list[str]:
-        tabs = [p for p in tree.evidence.get("tables", []) if self.names.get(p)]
-        return tabs or [p for p in self.names if self.names[p]]
+        """:meth:`own_tables`, else every plan table."""
+        return self.own_tables(tree) or [p for p in self.names if self.names[p]]
 
     def column(self, tree, attr) -> str | None:
         for path, col, *_ in attr.evidence.get("columns", []):
@@ -247,9 +250,9 @@ class _Writer:
                 if not attr.values:
                     continue
                 compare = attr.evidence.get("compare", {})
+                ops = [compare.get(v, "=") for v in attr.values]
                 counted = [(self.counted(tree, attr, v), v) for v in attr.values]
-                if all(c for c, _ in counted) and all(compare.get(v, "=") in _OPS | {"between"} for v in attr.values):
-                    ops = [compare.get(v, "=") for v in attr.values]
+                if all(c for c, _ in counted) and all(op in _OPS | {"between"} for op in ops):
                     if "between" in ops and len(attr.values) == 2:
                         lo, hi = sorted(attr.values, key=lambda v: float(v))
                         self.having += [(counted[0][0], ">=", lo), (counted[0][0], "<=", hi)]
@@ -261,7 +264,6 @@ class _Writer:
                 if col is None:
                     raise _Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
                                         f"{attr.values[0]!r} constrains")
-                ops = [compare.get(v, "=") for v in attr.values]
                 if "between" in ops and len(attr.values) == 2:
                     lo, hi = sorted(attr.values, key=lambda v: (_number(v) is None, _number(v) or 0, v))
                     out.append(f"{self.cmp(col, '>=', lo)} AND {self.cmp(col, '<=', hi)}")
