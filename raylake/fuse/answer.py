@@ -7,13 +7,18 @@ clauses are written:
 
 - **columns** — an attribute resolves to a fused column ``<part>.<column>`` (fusion's own
   names, :attr:`Fused.names`): the first of its evidence columns the plan holds, else the
-  plan table header sharing most words with its name (its tree's tables first). An attribute
+  plan header that best matches its words (:data:`ColumnMatch`: the index's lexical and header-
+  embedding match through the engine; its tree's own tables first). An attribute
   with no value leaf, not implied (a join key the extractor added), is *asked*.
 - **filters** — each value leaf is ``column <op> value``, ``op`` from the attribute's
   ``evidence.compare`` (``=`` when none; ``!= > >= < <=``; ``between`` over two values).
   Numbers compare as numbers (``TRY_CAST … AS DOUBLE``), text trimmed and case-folded — the
   lake's CSVs keep no types, and the printed SQL (DuckDB's CSV typing) and the executed one
-  (raylake's reader) must agree.
+  (raylake's reader) must agree. A value's column must be able to hold it (:meth:`~raylake.fuse.plan_columns.PlanColumns.fit`):
+  a text compared with ``=`` one of its cells, a number a column of numbers; else the plan
+  column that can. One-value ``=`` terms of two attributes on one column are one OR term (a cell
+  equals one value at a time). A lower-case word no plan column holds and the question does not
+  quote is no filter (a warning says so): the extractor found it in other tables' cells.
 - **aggregates** — ``evidence.aggregate`` (``count avg sum max min``); 'how many <entity>'
   is ``count(*)``. A ``count`` on a column whose header already is a count (``num_…``,
   ``…_number``) is the column. ``max``/``min`` beside other asked columns and no group-by
@@ -30,7 +35,9 @@ clauses are written:
   more than 2 faults', 'at least two delegates', 'two or more enzymes') counts that entity's rows
   per answer row: ``GROUP BY`` the asked columns ``HAVING count(DISTINCT <its row>) <op> N``, not a
   filter on whichever column the number was attached to (a column the noun names itself,
-  ``num_faults``, stays a filter).
+  ``num_faults``, stays a filter). A number before a noun that names neither its attribute nor
+  its column ('projects with at least two documents'), or hung on a column of text, counts the
+  join's rows per answer row (``HAVING count(*)``) when no entity of the graph is that noun.
 
 Cardinality: a part the answer reads nothing from is only joined; when its join repeats
 rows, the query reads ``SELECT DISTINCT`` of the parts it does read, and says so in the
@@ -41,7 +48,7 @@ Limits (each gives ``answer = None`` with a reason, never a guessed answer): a q
 saying 'not', 'never', 'without', 'no' or 'both' whose graph marks no ``!=`` (set
 difference and intersection are not in the grammar), an attribute or value no plan column
 holds, a ``without``/``none`` comparison, nothing asked and no aggregate, a fusion that
-left no rows to read. No nested queries, OR across attributes or LIKE; HAVING only on counted entities.
+left no rows to read. No nested queries or LIKE; HAVING only on counted rows.
 """
 from __future__ import annotations
 
@@ -51,6 +58,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from raylake.fuse.fuse import Fused
+from raylake.fuse.plan_columns import ColumnMatch, PlanColumns, number, words
 
 _AGGS = ("count", "avg", "sum", "max", "min")
 _OPS = {"=", "!=", ">", ">=", "<", "<="}
@@ -60,6 +68,14 @@ _GROUP_CUE = ("each", "per", "every")
 # the adjectives count only before 'number of' ('the highest price' is an attribute's maximum)
 _MOST = {"most": "DESC", "largest": "DESC", "highest": "DESC", "greatest": "DESC", "maximum": "DESC", "biggest": "DESC",
          "fewest": "ASC", "least": "ASC", "smallest": "ASC", "lowest": "ASC", "minimum": "ASC"}
+# words after a number that measure or join rather than name what is counted ('older than 30 years', '2 and 3')
+_NOT_COUNTED = {"years", "year", "days", "hours", "minutes", "seconds", "months", "weeks", "dollars", "euros", "percent",
+                "meters", "metres", "km", "miles", "kg", "pounds", "points", "and", "or", "in", "of", "the", "a", "to",
+                "than", "for", "with", "at", "on", "by", "from", "as", "is", "are", "was", "were"}
+# words before 'number of' that leave it a count ('the number of', 'total number of')
+_STOP_BEFORE_NUMBER = {"the", "a", "an", "total", "and", "of", "with", "by", "in", "on", "for", "what", "is", "are", "their",
+                       "its", "each", "find", "show", "list", "give", "return", "count", "largest", "smallest", "highest",
+                       "lowest", "greatest", "average", "maximum", "minimum", "same", "least", "most", "combined", "overall"}
 _COUNT_HEADER = {"num", "number", "count", "no", "nb", "total"}
 _NUMBER_WORDS = {w: n for n, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 1)}
 _LIMIT = re.compile(r"\b(?:top|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
@@ -101,18 +117,6 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _words(text: str) -> set[str]:
-    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())}
-
-
-def _number(v: str) -> float | None:
-    try:
-        return float(v)
-    except ValueError:
-        return None
-
-
 def _as_cell(x):
     return x if x is None or isinstance(x, (int, float, str, bool)) else str(x)
 
@@ -121,15 +125,12 @@ class _Unanswerable(Exception):
     pass
 
 
-class _Writer:
-    """Resolves the graph's attributes against the fused table and writes the query's clauses."""
+class _Writer(PlanColumns):
+    """Writes the query's clauses from the graph, reading its attributes' columns as :class:`PlanColumns` does."""
 
-    def __init__(self, question: str, graph, fused: Fused):
-        self.question, self.graph, self.fused = question, graph, fused
-        self.present = set(fused.table.column_names)
-        self.names = {p: {c: n for c, n in cols.items() if n in self.present} for p, cols in fused.names.items()}
+    def __init__(self, question: str, graph, fused: Fused, match: ColumnMatch | None = None):
+        super().__init__(question, graph, fused, match)
         self.lower = re.findall(r"[a-z0-9']+", question.lower())
-        self.part = {n: p["label"] for p in fused.parts for m in p["tables"] for n in fused.names.get(m, {}).values()}
         self.sort_only = None  # set by order()
 
     def names_value(self, attr) -> bool:
@@ -150,10 +151,23 @@ class _Writer:
         """The entity tree whose rows ``value`` counts, when the question says '<value> <its noun>'
         ('more than 2 faults', 'two or more enzymes') and the attribute's own column is not named by
         that noun; else None."""
-        n = _number(value)
+        for nxt in self.after_number(value):
+            if words(nxt[0]) & words(attr.name):
+                continue  # '2 part names': the attribute is what the number is about
+            header = words((self.column(tree, attr) or "").rsplit(".", 1)[-1])
+            for other in self.graph.trees:
+                if other is not tree and words(other.entity) & words(nxt[0]) and not header & words(other.entity):
+                    return other
+        return None
+
+    def after_number(self, value: str) -> list[list[str]]:
+        """The words after each place the question says the whole number ``value`` ('2', 'two'),
+        past 'or more' and the upper bound of 'between 2 and 3'; none for other numbers."""
+        n = number(value)
         if n is None or n != int(n) or n < 0:
-            return None
+            return []
         said = {str(int(n))} | {w for w, k in _NUMBER_WORDS.items() if k == n}
+        out = []
         for i, tok in enumerate(self.lower):
             if tok not in said:
                 continue
@@ -162,15 +176,35 @@ class _Writer:
                 nxt = nxt[2:]
             elif nxt[:1] in (["and"], ["to"]) and len(nxt) > 1 and (nxt[1].isdigit() or nxt[1] in _NUMBER_WORDS):
                 nxt = nxt[2:]  # the lower bound of 'between 2 and 3 players'
-            if not nxt:
-                continue
-            if _words(nxt[0]) & _words(attr.name):
-                continue  # '2 part names': the attribute is what the number is about
-            header = _words((self.column(tree, attr) or "").rsplit(".", 1)[-1])
-            for other in self.graph.trees:
-                if other is not tree and _words(other.entity) & _words(nxt[0]) and not header & _words(other.entity):
-                    return other
-        return None
+            if nxt:
+                out.append(nxt)
+        return out
+
+    def counts_rows(self, value: str, op: str, col: str | None, attr) -> bool:
+        """Whether the whole number ``value``, compared by ``op``, counts rows: an ordered comparison
+        ('at least two documents', 'more than one appointment') said right before a word some plan
+        header holds (``Document_ID``, ``AppointmentID``; not 'but', 'have', a unit as '30 years'),
+        where that word names neither the attribute nor its column, or the column holds no numbers.
+        A quoted number ("600") is a value."""
+        if op not in (">", ">=", "<", "<=") or self.quoted(value):
+            return False
+        named = words(attr.name) | words((col or "").rsplit(".", 1)[-1])
+        nouns = [nxt[0] for nxt in self.after_number(value) if nxt[0].isalpha() and nxt[0] not in _NOT_COUNTED
+                 and self.by_words(nxt[0], list(self.names))]
+        return bool(nouns) and (col is None or not self.numeric(col) or not any(words(n) & named for n in nouns))
+
+    def how_many(self) -> bool:
+        """'how many', 'number of', 'count' — but not the 'number of' of an attribute's name ('the name
+        and phone number of patients': an attribute of the graph, or a word of a plan header, ``Phone``)."""
+        text = self.question.lower()
+        names = [a.name.lower() for t in self.graph.trees for a in t.attributes]
+        for m in re.finditer(r"\bhow many\b|\bnumber of\b|\bcount\b", text):
+            before = re.findall(r"[a-z0-9']+", text[: m.start()])[-1:]
+            if m.group() == "number of" and before and before[0] not in _STOP_BEFORE_NUMBER and (
+                    any(n.endswith(f"{before[0]} number") for n in names) or self.by_words(before[0], list(self.names))):
+                continue  # a header the plan holds ('Phone'), not a count
+            return True
+        return False
 
     def most_counted(self, asked_trees) -> tuple[object, str] | None:
         """(entity tree, 'DESC'|'ASC') for 'the most <noun>' / 'the fewest <noun>' / 'the largest number of
@@ -187,7 +221,7 @@ class _Writer:
             if not nxt:
                 continue
             for tree in self.graph.trees:
-                if all(tree is not t for t in asked_trees) and _words(tree.entity) & _words(nxt[0]):
+                if all(tree is not t for t in asked_trees) and words(tree.entity) & words(nxt[0]):
                     return tree, _MOST[tok]
         return None
 
@@ -195,46 +229,13 @@ class _Writer:
         """``count(DISTINCT ROW(<the tree's table's columns>))``: its rows, each once however the joins repeat
         them; ``count(*)``, the join's rows, when the plan holds none of the tables the extractor gave the
         entity (measured: more often right than declining the count; the query then reads ``fused`` as is)."""
-        tabs = self.own_tables(tree)
+        tabs = self.own_tables(tree) if tree is not None else []
         return f"count(DISTINCT ROW({', '.join(_q(c) for c in self.names[tabs[0]].values())}))" if tabs else "count(*)"
 
-    def own_tables(self, tree) -> list[str]:
-        """The tables the extractor gave the tree's entity that the plan holds."""
-        return [p for p in tree.evidence.get("tables", []) if self.names.get(p)]
-
-    def tree_tables(self, tree) -> list[str]:
-        """:meth:`own_tables`, else every plan table."""
-        return self.own_tables(tree) or [p for p in self.names if self.names[p]]
-
-    def column(self, tree, attr) -> str | None:
-        for path, col, *_ in attr.evidence.get("columns", []):
-            name = self.names.get(path, {}).get(col)
-            if name:
-                return name
-        want = _words(attr.name)
-        if not want:
-            return None
-        best, best_score = None, 0.0
-        for rank, path in enumerate(self.tree_tables(tree) + list(self.names)):
-            for col, name in self.names.get(path, {}).items():
-                have = _words(col)
-                score = len(want & have) / len(want | have) - 0.01 * rank
-                if score > best_score:
-                    best, best_score = name, score
-        return best
-
-    def entity_column(self, tree) -> str | None:
-        """The column naming an entity: its table's header with 'name' (or 'title'), else its first."""
-        for path in self.tree_tables(tree)[:1]:
-            cols = list(self.names[path].items())
-            for col, name in cols:
-                if _words(col) & {"name", "title"}:
-                    return name
-            return cols[0][1] if cols else None
-        return None
-
-    def part_of(self, column: str) -> str:
-        return self.part[column]
+    def notes(self) -> list[str]:
+        """The warnings the clauses leave: values read as no filter."""
+        return [f"'{v}' is held by no column of the plan and not quoted in the question: read as no filter"
+                for v in self.ignored]
 
     def filters(self) -> list[str]:
         """The WHERE terms, one per value leaf (two '=' values of one attribute: one OR term).
@@ -245,37 +246,53 @@ class _Writer:
         self.either: list[tuple[str, list[str]]] = []
         self.having: list[tuple[object, str, str]] = []  # (counted tree, op, number)
         self.count_only: set[int] = set()  # attributes whose every value is a count: asked, not filtered
+        self.ignored: list[str] = []  # values no plan column holds and the question does not name (unheld)
+        self.unheld_only: set[int] = set()  # attributes whose every value was ignored
         for tree in self.graph.trees:
             for attr in tree.attributes:
                 if not attr.values:
                     continue
                 compare = attr.evidence.get("compare", {})
-                ops = [compare.get(v, "=") for v in attr.values]
-                counted = [(self.counted(tree, attr, v), v) for v in attr.values]
+                values = [v for v in attr.values if not (compare.get(v, "=") in ("=", "!=") and self.unheld(v))]
+                self.ignored += [v for v in attr.values if v not in values]
+                if not values:
+                    self.unheld_only.add(id(attr))  # its words still name a column: asked, like any attribute
+                    continue
+                ops = [compare.get(v, "=") for v in values]
+                counted = [(self.counted(tree, attr, v), v) for v in values]
                 if all(c for c, _ in counted) and all(op in _OPS | {"between"} for op in ops):
-                    if "between" in ops and len(attr.values) == 2:
-                        lo, hi = sorted(attr.values, key=lambda v: float(v))
+                    if "between" in ops and len(values) == 2:
+                        lo, hi = sorted(values, key=lambda v: float(v))
                         self.having += [(counted[0][0], ">=", lo), (counted[0][0], "<=", hi)]
                     else:
                         self.having += [(c, op, v) for (c, v), op in zip(counted, ops)]
                     self.count_only.add(id(attr))
                     continue
-                col = self.column(tree, attr)
+                col = self.fit(attr, self.column(tree, attr), values, ops)
+                counts = [self.counts_rows(v, op, col, attr) for v, op in zip(values, ops)]
+                # 'projects with at least two documents', the number hung on a column that is no count of
+                # documents: the join's rows per answer row (count(*)), as when the counted entity is not planned
+                self.having += [(None, op, v) for v, op, c in zip(values, ops, counts) if c]
+                values = [v for v, c in zip(values, counts) if not c]
+                ops = [op for op, c in zip(ops, counts) if not c]
+                if not values:
+                    self.count_only.add(id(attr))
+                    continue
                 if col is None:
                     raise _Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
-                                        f"{attr.values[0]!r} constrains")
-                if "between" in ops and len(attr.values) == 2:
-                    lo, hi = sorted(attr.values, key=lambda v: (_number(v) is None, _number(v) or 0, v))
+                                        f"{values[0]!r} constrains")
+                if "between" in ops and len(values) == 2:
+                    lo, hi = sorted(values, key=lambda v: (number(v) is None, number(v) or 0, v))
                     out.append(f"{self.cmp(col, '>=', lo)} AND {self.cmp(col, '<=', hi)}")
-                    self.terms.append((out[-1], col, list(attr.values)))
+                    self.terms.append((out[-1], col, list(values)))
                     continue
                 terms = []
-                for v, op in zip(attr.values, ops):
+                for v, op in zip(values, ops):
                     if op not in _OPS:
                         raise _Unanswerable(f"the comparison '{op}' on '{attr.name}' is not in the offline grammar")
                     terms.append(self.cmp(col, op, v))
-                eq = [(t, v) for t, op, v in zip(terms, ops, attr.values) if op == "="]
-                rest = [(t, [v]) for t, op, v in zip(terms, ops, attr.values) if op != "="]
+                eq = [(t, v) for t, op, v in zip(terms, ops, values) if op == "="]
+                rest = [(t, [v]) for t, op, v in zip(terms, ops, values) if op != "="]
                 if len(eq) > 1:  # two values of one attribute: either one ('in 2009 or 2010')
                     rest.append(("(" + " OR ".join(t for t, _ in eq) + ")", [v for _, v in eq]))
                     self.either.append((rest[-1][0], [t for t, _ in eq]))
@@ -283,11 +300,35 @@ class _Writer:
                     rest += [(t, [v]) for t, v in eq]
                 out += [t for t, _ in rest]
                 self.terms += [(t, col, vs) for t, vs in rest]
+        return self.either_on_one_column(out)
+
+    def either_on_one_column(self, out: list[str]) -> list[str]:
+        """Two attributes' one-value ``=`` terms on one column are one OR term: a cell equals one
+        value at a time, so their AND is empty, and 'players from Maryland or Duke college' read as
+        two attributes (one given the wrong column, :meth:`fit` finding the right one) means either
+        ('both …': the intersection of the two, :func:`_set_operation`)."""
+        eq: dict[str, list[int]] = {}
+        for i, (term, col, values) in enumerate(self.terms):
+            if len(values) == 1 and term == self.cmp(col, "=", values[0]):
+                eq.setdefault(col, []).append(i)
+        drop = set()
+        for col, idx in eq.items():
+            if len(idx) < 2:
+                continue
+            terms = [self.terms[i][0] for i in idx]
+            merged = "(" + " OR ".join(terms) + ")"
+            self.terms[idx[0]] = (merged, col, [self.terms[i][2][0] for i in idx])
+            self.either.append((merged, terms))
+            out[out.index(terms[0])] = merged
+            drop.update(idx[1:])
+        for i in sorted(drop, reverse=True):
+            out.remove(self.terms[i][0])
+            del self.terms[i]
         return out
 
     @staticmethod
     def cmp(col: str, op: str, value: str) -> str:
-        n = _number(value)
+        n = number(value)
         if n is not None:
             return f"TRY_CAST({_q(col)} AS DOUBLE) {op} {n!r}"
         if op in ("=", "!="):
@@ -300,7 +341,7 @@ class _Writer:
             if w in _GROUP_CUE:
                 nxt = set(self.lower[i + 1 : i + 4])
                 for tree in self.graph.trees:
-                    if _words(tree.entity) & {x[:-1] if x.endswith("s") else x for x in nxt}:
+                    if words(tree.entity) & {x[:-1] if x.endswith("s") else x for x in nxt}:
                         return tree
         return None
 
@@ -312,19 +353,20 @@ class _Writer:
         m = _ORDER.search(self.question)
         if not m:
             return None
-        tail = _words(m.group(1))
+        tail = words(m.group(1))
         direction = " DESC" if re.search(r"\b(descending|decreasing|desc)\b", self.question, re.I) else ""
         for entry in asked:
             _tree, attr, col, agg = entry
-            if _words(attr.name) & tail or _words(col.rsplit(".", 1)[-1]) & tail:
+            if words(attr.name) & tail or words(col.rsplit(".", 1)[-1]) & tail:
                 expr = f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))" if agg in ("avg", "sum", "max", "min") else _q(col)
-                if agg is None and not _words(attr.name) & _words(self.question[: m.start()]):
+                if agg is None and not words(attr.name) & words(self.question[: m.start()]):
                     self.sort_only = entry
                 return f"ORDER BY {expr}{direction}"
         return None
 
 
-def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run: bool = True) -> QueryAnswer:
+def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run: bool = True,
+                 match: ColumnMatch | None = None) -> QueryAnswer:
     """The answer to ``question`` as a DuckDB query over the fused plan (module docstring).
 
     Args:
@@ -333,13 +375,15 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         fused: the plan fused by :func:`raylake.fuse.fuse`; the query reads its table as ``fused``.
         max_rows: answer rows kept (``SearchConfig.max_answer_rows``); all are counted.
         run: ``False`` writes the SQL without executing it (``raylake ask --sql-only``).
+        match: how an attribute's words find a plan column its evidence does not name
+            (:data:`ColumnMatch`; the engine passes the index's); ``None``: shared header words.
 
     Returns a :class:`QueryAnswer` whose ``sql`` is self-contained: ``WITH fused AS (<the
     fusion's SQL over the lake files>) SELECT …``.
     """
     import duckdb
 
-    w = _Writer(question, graph, fused)
+    w = _Writer(question, graph, fused, match)
     try:
         if graph is None or not graph.trees:
             raise _Unanswerable("no intent graph")
@@ -347,13 +391,14 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         setop = _set_operation(question, graph, w)
         if fused.table.num_rows == 0 and not (setop and setop[0] == "except"):
             raise _Unanswerable("the fused plan has no rows")
+        how_many = w.how_many()
         asked = []  # (tree, attribute, fused column, aggregate)
         for tree in graph.trees:
             for attr in tree.attributes:
                 ev = attr.evidence
-                if id(attr) in w.count_only and not ev.get("words"):
-                    continue  # the attribute only carried the count's number
-                if (attr.values and id(attr) not in w.count_only) or ev.get("implied") or ev.get("from_value"):
+                if id(attr) in w.count_only and (not ev.get("words") or ev.get("aggregate") == "count" and not how_many):
+                    continue  # the attribute only carried the count's number ('more than one appointment')
+                if (attr.values and id(attr) not in w.count_only | w.unheld_only) or ev.get("implied") or ev.get("from_value"):
                     continue
                 if w.names_value(attr):
                     continue
@@ -361,12 +406,11 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                 if col is None:
                     raise _Unanswerable(f"no column of the plan holds the asked attribute '{attr.name}'")
                 agg = ev.get("aggregate")
-                if agg == "count" and _words(col.rsplit(".", 1)[-1]) & _COUNT_HEADER:
+                if agg == "count" and words(col.rsplit(".", 1)[-1]) & _COUNT_HEADER:
                     agg = None  # 'the number of employees' is the num_employees column, not a count
                 asked.append((tree, attr, col, agg if agg in _AGGS else None))
         asked = list({a[2] + "|" + str(a[3]): a for a in asked}.values())
         text = question.lower()
-        how_many = bool(re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", text))
         plain = [a for a in asked if a[3] is None]
         aggs = [a for a in asked if a[3] is not None]
         order = w.order(asked)
@@ -435,7 +479,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             con.register(f"q{k}", fused.part_tables[k])
             sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit)
             full = "WITH " + ",\n".join(fused.ctes + [f"fused AS (\n{fused.final}\n)"]) + "\n" + sql
-            return _run(con, sql, full, run, max_rows, [])
+            return _run(con, sql, full, run, max_rows, w.notes())
         if setop and (aggs or group or order or limit):
             raise _Unanswerable("'both' beside an aggregate, a group or an order: the grammar intersects plain rows only")
 
@@ -446,7 +490,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         if ent_cols and any(a[3] == "count" for a in aggs):
             read.add(w.part_of(ent_cols[0]))  # 'how many players …': the players are what is counted
         read |= {w.part_of(c) for c in _quoted(where + having + ([order] if most else []))}
-        warnings, source = [], "fused"
+        warnings, source = w.notes(), "fused"
         # the de-duplicated source holds the read parts' columns only: use it when the query names no other
         read_cols = [c for c in fused.table.column_names if w.part.get(c) in read]
         referenced = _quoted(select + where + group + having + [order or ""])

@@ -54,6 +54,8 @@ class Answer:
     max_fused_rows: int | None = field(default=None, repr=False)  # None: the current context's SearchConfig
     # the NL2SQL agent (raylake.fuse.nl2sql) that writes the answer query when an LLM is configured
     agent: object = field(default=None, repr=False, compare=False)
+    # how the offline grammar finds a plan column for an attribute's words (raylake.fuse.answer.ColumnMatch)
+    match: object = field(default=None, repr=False, compare=False)
     _fusion: Fused | None = field(default=None, repr=False, compare=False)
     _query: QueryAnswer | None = field(default=None, repr=False, compare=False)
 
@@ -97,7 +99,7 @@ class Answer:
                 if tried.rows is not None:
                     self._query = tried
                     return tried
-            self._query = answer_query(self.question, self.intent, self.fusion(), max_rows=rows, run=run)
+            self._query = answer_query(self.question, self.intent, self.fusion(), max_rows=rows, run=run, match=self.match)
             if tried is not None:  # the agent's failed turns stay visible beside the grammar's answer
                 self._query.warnings.insert(0, f"{tried.reason}; the offline grammar answered instead")
                 self._query.turns = tried.turns
@@ -210,8 +212,20 @@ class Engine:
         writes the fused table (.parquet or .csv); ``preview`` keeps that many fused rows in the
         answer; ``answer`` also writes (and, with ``run``, executes) the answer query (:meth:`Answer.query`)."""
         result = self.finish(self.prepare(question, beam), budget, fuse or answer, out, preview)
-        result.lake_root, result.max_fused_rows, result.agent = self.index.lake_root, self.ctx.search.max_fused_rows, self.nl2sql
+        self._bind(result)
         return self.answer(result, run) if answer else result
+
+    def _bind(self, result: Answer) -> None:
+        """What an answer needs of this engine to fuse and query its plan later."""
+        result.lake_root, result.max_fused_rows, result.agent = self.index.lake_root, self.ctx.search.max_fused_rows, self.nl2sql
+        result.match = self.plan_columns
+
+    def plan_columns(self, words: str, paths: list[str]) -> list[tuple[str, str, float]]:
+        """The columns of the lake tables ``paths`` for ``words``, best first, as ``(path, column,
+        score)`` (:meth:`raylake.intent.offline.matching.Matcher.among`): how the answer query reads an attribute from the plan."""
+        ids = [self.index.path_id[p] for p in paths if p in self.index.path_id]
+        cols = self.index.columns
+        return [(cols["path"][c], cols["name"][c], s) for c, s in self.offline.matcher.among(words, ids)]
 
     def answer(self, result: Answer, run: bool = True) -> Answer:
         """``result`` with its answer query written (and run): timed, kept in ``to_json()``."""
@@ -231,7 +245,7 @@ class Engine:
         tabs, plan_json = self._explain(plan, prep.support, {})
         result = Answer(question, prep.graph, prep.source, plan, tabs, dict(prep.timings), None, None,
                         {"plan_json": plan_json})
-        result.lake_root, result.max_fused_rows, result.agent = self.index.lake_root, self.ctx.search.max_fused_rows, self.nl2sql
+        self._bind(result)
         return result
 
     def use_llm(self, client) -> None:

@@ -88,6 +88,46 @@ def test_engine_count_and_filtered_average(engine, example_lake):
     assert "'aib'" in ans.sql and "avg(" in ans.sql
 
 
+def test_two_attributes_equal_on_one_column_are_either(example_lake):
+    """'clubs from France or UK' read as two attributes that land on one column: either value,
+    not an AND no row can satisfy; with 'both', the intersection of the two."""
+    fused = fuse([{"op": "start", "new": "sports/club.csv", "anchor": None}], example_lake)
+    clubs = rows(example_lake, "sports/club.csv")
+    region = {"columns": [["sports/club.csv", "Region", 1.0]]}
+    g = graph([{"tree_id": "t1", "entity": "club", "attributes": [
+        {"attribute_id": "a1", "name": "club name", "values": [], "evidence": {"columns": [["sports/club.csv", "Club_Name", 1.0]]}},
+        {"attribute_id": "a2", "name": "region", "values": ["France"], "evidence": dict(region)},
+        {"attribute_id": "a3", "name": "country", "values": ["UK"], "evidence": dict(region)}]}])
+    ans = answer_query("Which clubs are from France or UK?", g, fused)
+    assert sorted(r[0] for r in ans.rows) == sorted(c["Club_Name"] for c in clubs if c["Region"] in ("France", "UK"))
+    both = answer_query("Which club names are both in France and in UK?", g, fused)
+    assert "INTERSECT" in both.sql and both.rows == []
+
+
+def test_a_lower_case_word_no_plan_column_holds_is_no_filter(example_lake):
+    """'belong' found in some other table's cells is no filter on this plan (it would empty the
+    answer), and the answer says so; a value the question quotes is kept, even if it empties it."""
+    fused = fuse([{"op": "start", "new": "sports/club.csv", "anchor": None}], example_lake)
+    clubs = rows(example_lake, "sports/club.csv")
+
+    def g(value):
+        return graph([{"tree_id": "t1", "entity": "club", "attributes": [
+            {"attribute_id": "a1", "name": "club name", "values": [], "evidence": {"columns": [["sports/club.csv", "Club_Name", 1.0]]}},
+            {"attribute_id": "a2", "name": "region", "values": ["USA"], "evidence": {"columns": [["sports/club.csv", "Region", 1.0]]}},
+            {"attribute_id": "a3", "name": "name", "values": [value], "evidence": {"columns": [["sports/club.csv", "Club_Name", 1.0]]}}]}])
+
+    ans = answer_query("Which clubs in region USA do the players belong to?", g("belong"), fused)
+    assert sorted(r[0] for r in ans.rows) == sorted(c["Club_Name"] for c in clubs if c["Region"] == "USA")
+    assert any("'belong'" in x for x in ans.warnings) and "belong" not in ans.sql.rsplit("\n)\n", 1)[-1]
+    kept = answer_query("Which clubs in region USA are named 'Zebra'?", g("Zebra"), fused)
+    assert kept.rows == [] and "'zebra'" in kept.sql
+    # an attribute whose only value is dropped still names a column: it is asked
+    asked = graph([{"tree_id": "t1", "entity": "club", "attributes": [
+        {"attribute_id": "a1", "name": "region", "values": ["elsewhere"], "evidence": {"columns": [["sports/club.csv", "Region", 1.0]]}}]}])
+    ans = answer_query("List the region of clubs elsewhere.", asked, fused)
+    assert sorted(r[0] for r in ans.rows) == sorted(c["Region"] for c in clubs)
+
+
 def test_join_that_multiplies_is_reported(example_lake):
     """Points rows repeat each player: a count of players per club must not count matches."""
     g = graph([{"tree_id": "t1", "entity": "players", "attributes": []},

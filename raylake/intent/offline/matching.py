@@ -123,6 +123,25 @@ class Matcher:
         cols = np.asarray([int(c) for u in tables for c in idx.table_columns[u]], np.int64)
         return cols, rescale(idx.emb_header[cols] @ emb)
 
+    def among(self, text: str, tables) -> list[tuple[int, float]]:
+        """The columns of ``tables`` for the words ``text``, best first: ``max(lexical, rescaled
+        header cosine)``, the score :meth:`match` gives a span lake-wide, here over a few tables,
+        kept where it reaches ``min_attr_score`` (what any attribute mention needs). Among a plan's
+        few tables a header may also spell the words loosely (:func:`_loose`: ``LName`` for 'last
+        names', ``date_of_enrolment`` for 'enrollment'), which lake-wide would match too much.
+
+        The answer's SQL reads an attribute from the plan's own columns (:mod:`raylake.fuse.answer`),
+        and a span's kept columns are the lake's best few: 'first names' keeps five ``first_name``
+        headers of other databases, and the plan's ``EMP_FNAME`` is found only among its tables."""
+        toks = tokens(text)
+        if not toks or not len(tables):
+            return []
+        lexical = self.lex.lexical_scores(toks)
+        emb = np.asarray(self.index.embedder.encode([text.lower()]), np.float32)[0]
+        cols, cos = self.header_cos(tables, emb)
+        out = {int(c): max(float(s), lexical.get(int(c), 0.0), _loose(toks, self.lex.col_tokens[int(c)])) for c, s in zip(cols, cos)}
+        return sorted(((c, s) for c, s in out.items() if s >= self.settings.min_attr_score), key=lambda cs: (-cs[1], cs[0]))
+
     def specificity(self, span: Span) -> float:
         """log(T / k) / log(T), k the tables with a column matching the span well: 'name' ≈ 0.
 
@@ -144,3 +163,28 @@ def _counts_first(col_tokens, want: set[str]) -> bool:
     """A header that counts the words: a count word before them (``Num_of_Shops``, ``no_of_customers``)."""
     first = next((i for i, t in enumerate(col_tokens) if t in COUNT_WORDS), None)
     return first is not None and all(t in col_tokens[first + 1 :] for t in want)
+
+
+def _loose(want: list[str], header: tuple[str, ...]) -> float:
+    """The lexical score's form, ``share of the words found · (0.6 + 0.4 · share of the header
+    covered)``, where a header token also finds a word it abbreviates (``l`` → last, ``dept`` →
+    department: a prefix) or spells with single consonants (``enrolment`` → enrollment); such a
+    find counts 0.9, so an exact header wins a tie."""
+    if not want or not header:
+        return 0.0
+    found, used = 0.0, set()
+    for w in want:
+        best = 0.0
+        for i, h in enumerate(header):
+            hit = 1.0 if h == w else 0.9 if (len(h) < len(w) and w.startswith(h)) or _single(h) == _single(w) else 0.0
+            if hit > best:
+                best, at = hit, i
+        if best:
+            found += best
+            used.add(at)
+    return found / len(want) * (0.6 + 0.4 * len(used) / len(header))
+
+
+def _single(word: str) -> str:
+    """``word`` with doubled letters single: one spelling of 'enrollment' and 'enrolment'."""
+    return "".join(ch for i, ch in enumerate(word) if i == 0 or ch != word[i - 1])

@@ -188,7 +188,9 @@ class SpanReader:
     def mentions(self, words, lower, used) -> list[Span]:
         """The content words outside the values, segmented greedily into the longest runs (up
         to three words) that one header of the lake spells together — unless they are an
-        entity word and a header of its own tables (:meth:`_possessive_pair`)."""
+        entity word and a header of its own tables (:meth:`_possessive_pair`). A name part
+        coordinated with another before their shared head ('first and last names') is a
+        mention of that head too ('first names')."""
         spans: list[Span] = []
         n = len(words)
 
@@ -197,7 +199,13 @@ class SpanReader:
             w = lower[k]
             if w in GENERIC_COMPARATIVES and k + 1 < n and lower[k + 1] == "than":
                 return False
-            return (w not in STOP or w in ATTR_WORDS or (w in NAME_PART_WORDS and k + 1 < n and lower[k + 1] in ATTR_WORDS)) and not w.isdigit()
+            return (w not in STOP or w in ATTR_WORDS or (w in NAME_PART_WORDS and k + 1 < n and lower[k + 1] in ATTR_WORDS)
+                    or shares_head(k)) and not w.isdigit()
+
+        def shares_head(k: int) -> bool:
+            # 'first and last names': 'first' is a mention of the head it shares, 'first names'
+            return (k + 3 < n and lower[k] in NAME_PART_WORDS and lower[k + 1] in ("and", "or")
+                    and lower[k + 2] in NAME_PART_WORDS and lower[k + 3] in ATTR_WORDS)
 
         i = 0
         while i < n:
@@ -219,7 +227,8 @@ class SpanReader:
                         best = size
                         break
                 a, b = run[k], run[k] + best
-                spans.append(Span(a, b, " ".join(w for w, _, _ in words[a:b])))
+                text = " ".join(w for w, _, _ in words[a:b])
+                spans.append(Span(a, b, text + " " + words[a + 3][0] if best == 1 and shares_head(a) else text))
                 spans[-1].verbal = verbal(spans[-1], lower)
                 k += best
             i = j
