@@ -58,11 +58,11 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from raylake.fuse.fuse import Fused
-from raylake.fuse.plan_columns import ColumnMatch, PlanColumns, number, words
+from raylake.fuse.plan_columns import ColumnMatch, PlanColumns, Unanswerable, number, quote, words
+from raylake.fuse.setops import difference, set_operation
 
 _AGGS = ("count", "avg", "sum", "max", "min")
 _OPS = {"=", "!=", ">", ">=", "<", "<="}
-_NEGATION = re.compile(r"\b(not|never|without|no|none|both)\b|n't\b", re.I)
 _GROUP_CUE = ("each", "per", "every")
 # 'the most <noun>', 'the largest number of <noun>': the direction its count is ordered in ('fewest': ascending);
 # the adjectives count only before 'number of' ('the highest price' is an attribute's maximum)
@@ -76,6 +76,9 @@ _NOT_COUNTED = {"years", "year", "days", "hours", "minutes", "seconds", "months"
 _STOP_BEFORE_NUMBER = {"the", "a", "an", "total", "and", "of", "with", "by", "in", "on", "for", "what", "is", "are", "their",
                        "its", "each", "find", "show", "list", "give", "return", "count", "largest", "smallest", "highest",
                        "lowest", "greatest", "average", "maximum", "minimum", "same", "least", "most", "combined", "overall"}
+# a question that is one count: 'How many …' (but 'how many … each …', '… with the most …', '… List the number and …' group)
+_ONE_COUNT = re.compile(r"\s*how many\b", re.I)
+_MORE_ASKED = re.compile(r"\b(most|least|fewest|largest|smallest|highest|lowest|list|show|return|give)\b", re.I)
 _COUNT_HEADER = {"num", "number", "count", "no", "nb", "total"}
 _NUMBER_WORDS = {w: n for n, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], 1)}
 _LIMIT = re.compile(r"\b(?:top|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
@@ -109,20 +112,12 @@ def _quoted(parts: list[str]) -> set[str]:
     return {c.replace('""', '"') for c in re.findall(r'"((?:[^"]|"")*)"', " ".join(parts))}
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
 def _as_cell(x):
     return x if x is None or isinstance(x, (int, float, str, bool)) else str(x)
-
-
-class _Unanswerable(Exception):
-    pass
 
 
 class _Writer(PlanColumns):
@@ -184,13 +179,14 @@ class _Writer(PlanColumns):
         """Whether the whole number ``value``, compared by ``op``, counts rows: an ordered comparison
         ('at least two documents', 'more than one appointment') said right before a word some plan
         header holds (``Document_ID``, ``AppointmentID``; not 'but', 'have', a unit as '30 years'),
-        where that word names neither the attribute nor its column, or the column holds no numbers.
+        where that word names neither the attribute nor its column, or the column holds no numbers;
+        before any such word when no plan column holds the attribute ('built at least 3 bridges').
         A quoted number ("600") is a value."""
         if op not in (">", ">=", "<", "<=") or self.quoted(value):
             return False
         named = words(attr.name) | words((col or "").rsplit(".", 1)[-1])
         nouns = [nxt[0] for nxt in self.after_number(value) if nxt[0].isalpha() and nxt[0] not in _NOT_COUNTED
-                 and self.by_words(nxt[0], list(self.names))]
+                 and (col is None or self.by_words(nxt[0], list(self.names)))]
         return bool(nouns) and (col is None or not self.numeric(col) or not any(words(n) & named for n in nouns))
 
     def how_many(self) -> bool:
@@ -230,7 +226,7 @@ class _Writer(PlanColumns):
         them; ``count(*)``, the join's rows, when the plan holds none of the tables the extractor gave the
         entity (measured: more often right than declining the count; the query then reads ``fused`` as is)."""
         tabs = self.own_tables(tree) if tree is not None else []
-        return f"count(DISTINCT ROW({', '.join(_q(c) for c in self.names[tabs[0]].values())}))" if tabs else "count(*)"
+        return f"count(DISTINCT ROW({', '.join(quote(c) for c in self.names[tabs[0]].values())}))" if tabs else "count(*)"
 
     def notes(self) -> list[str]:
         """The warnings the clauses leave: values read as no filter."""
@@ -279,7 +275,7 @@ class _Writer(PlanColumns):
                     self.count_only.add(id(attr))
                     continue
                 if col is None:
-                    raise _Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
+                    raise Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
                                         f"{values[0]!r} constrains")
                 if "between" in ops and len(values) == 2:
                     lo, hi = sorted(values, key=lambda v: (number(v) is None, number(v) or 0, v))
@@ -289,7 +285,7 @@ class _Writer(PlanColumns):
                 terms = []
                 for v, op in zip(values, ops):
                     if op not in _OPS:
-                        raise _Unanswerable(f"the comparison '{op}' on '{attr.name}' is not in the offline grammar")
+                        raise Unanswerable(f"the comparison '{op}' on '{attr.name}' is not in the offline grammar")
                     terms.append(self.cmp(col, op, v))
                 eq = [(t, v) for t, op, v in zip(terms, ops, values) if op == "="]
                 rest = [(t, [v]) for t, op, v in zip(terms, ops, values) if op != "="]
@@ -306,7 +302,7 @@ class _Writer(PlanColumns):
         """Two attributes' one-value ``=`` terms on one column are one OR term: a cell equals one
         value at a time, so their AND is empty, and 'players from Maryland or Duke college' read as
         two attributes (one given the wrong column, :meth:`fit` finding the right one) means either
-        ('both …': the intersection of the two, :func:`_set_operation`)."""
+        ('both …': the intersection of the two, :func:`~raylake.fuse.setops.set_operation`)."""
         eq: dict[str, list[int]] = {}
         for i, (term, col, values) in enumerate(self.terms):
             if len(values) == 1 and term == self.cmp(col, "=", values[0]):
@@ -330,10 +326,10 @@ class _Writer(PlanColumns):
     def cmp(col: str, op: str, value: str) -> str:
         n = number(value)
         if n is not None:
-            return f"TRY_CAST({_q(col)} AS DOUBLE) {op} {n!r}"
+            return f"TRY_CAST({quote(col)} AS DOUBLE) {op} {n!r}"
         if op in ("=", "!="):
-            return f"lower(trim(CAST({_q(col)} AS VARCHAR))) {op} {_lit(value.strip().lower())}"
-        return f"CAST({_q(col)} AS VARCHAR) {op} {_lit(value)}"
+            return f"lower(trim(CAST({quote(col)} AS VARCHAR))) {op} {_lit(value.strip().lower())}"
+        return f"CAST({quote(col)} AS VARCHAR) {op} {_lit(value)}"
 
     def group_tree(self):
         """The tree of the entity after 'each', 'per' or 'every', if any."""
@@ -358,7 +354,7 @@ class _Writer(PlanColumns):
         for entry in asked:
             _tree, attr, col, agg = entry
             if words(attr.name) & tail or words(col.rsplit(".", 1)[-1]) & tail:
-                expr = f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))" if agg in ("avg", "sum", "max", "min") else _q(col)
+                expr = f"{agg}(TRY_CAST({quote(col)} AS DOUBLE))" if agg in ("avg", "sum", "max", "min") else quote(col)
                 if agg is None and not words(attr.name) & words(self.question[: m.start()]):
                     self.sort_only = entry
                 return f"ORDER BY {expr}{direction}"
@@ -386,17 +382,18 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
     w = _Writer(question, graph, fused, match)
     try:
         if graph is None or not graph.trees:
-            raise _Unanswerable("no intent graph")
+            raise Unanswerable("no intent graph")
         where = w.filters()
-        setop = _set_operation(question, graph, w)
+        setop = set_operation(question, graph, w)
         if fused.table.num_rows == 0 and not (setop and setop[0] == "except"):
-            raise _Unanswerable("the fused plan has no rows")
+            raise Unanswerable("the fused plan has no rows")
         how_many = w.how_many()
         asked = []  # (tree, attribute, fused column, aggregate)
         for tree in graph.trees:
             for attr in tree.attributes:
                 ev = attr.evidence
-                if id(attr) in w.count_only and (not ev.get("words") or ev.get("aggregate") == "count" and not how_many):
+                if id(attr) in w.count_only and (not ev.get("words") or ev.get("aggregate") == "count" and not how_many
+                                                 or w.column(tree, attr) is None):
                     continue  # the attribute only carried the count's number ('more than one appointment')
                 if (attr.values and id(attr) not in w.count_only | w.unheld_only) or ev.get("implied") or ev.get("from_value"):
                     continue
@@ -404,7 +401,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                     continue
                 col = w.column(tree, attr)
                 if col is None:
-                    raise _Unanswerable(f"no column of the plan holds the asked attribute '{attr.name}'")
+                    raise Unanswerable(f"no column of the plan holds the asked attribute '{attr.name}'")
                 agg = ev.get("aggregate")
                 if agg == "count" and words(col.rsplit(".", 1)[-1]) & _COUNT_HEADER:
                     agg = None  # 'the number of employees' is the num_employees column, not a count
@@ -423,65 +420,69 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         group_tree = w.group_tree()
         if superlative and plain and group_tree is None and not order:
             _t, _a, col, agg = superlative[0]
-            order, limit = f"ORDER BY TRY_CAST({_q(col)} AS DOUBLE) {'DESC' if agg == 'max' else 'ASC'}", 1
+            order, limit = f"ORDER BY TRY_CAST({quote(col)} AS DOUBLE) {'DESC' if agg == 'max' else 'ASC'}", 1
             aggs = [a for a in aggs if a is not superlative[0] and a[3] not in ("max", "min")]
         if how_many and not any(a[3] == "count" for a in aggs):
             # 'how many players …': the count of the entity's rows, not of an attribute that follows
             plain = [a for a in plain if a[1].evidence.get("words")]
             aggs = [a for a in aggs if a[3] != "count"] + [(None, None, None, "count")]
+        if _ONE_COUNT.match(question) and group_tree is None and not _MORE_ASKED.search(question) and not order:
+            # 'How many classes has the professor whose last name is Graztevski?': one number, not one per
+            # name (of the 94 such Spider questions 5 group, each with a superlative or a second request)
+            plain = []
         if aggs:
             if not plain and group_tree is not None:
                 col = w.entity_column(group_tree)
                 if col:
                     plain = [(group_tree, None, col, None)]
-            group = [_q(a[2]) for a in plain]
+            group = [quote(a[2]) for a in plain]
         having = []
         if w.having:  # 'parts with more than 2 faults': per answer row, the faults' rows counted
             if not plain and not aggs:
                 keep = next((t for t in graph.trees if all(t is not c for c, _, _ in w.having)), graph.trees[0])
                 col = w.entity_column(keep)
                 if col is None:
-                    raise _Unanswerable("the question counts an entity per row, but no column names the rows it counts for")
+                    raise Unanswerable("the question counts an entity per row, but no column names the rows it counts for")
                 plain = [(keep, None, col, None)]
-            group = [_q(a[2]) for a in plain]
+            group = [quote(a[2]) for a in plain]
             having = [f"{w.counts(counted)} {op} {int(float(n))}" for counted, op, n in w.having]
         most = None
         if plain and not order and group_tree is None and not having and all(a[3] == "count" for a in aggs):
             most = w.most_counted([a[0] for a in plain])
         if most:  # 'the department with the most professors': one row, the one counting most of them
-            aggs, group = [], [_q(a[2]) for a in plain]
+            aggs, group = [], [quote(a[2]) for a in plain]
             # the group's columns break ties: the same question gets the same row every time
             order, limit = f"ORDER BY {w.counts(most[0])} {most[1]}, {', '.join(group)}", 1
         distinct = "DISTINCT " if re.search(r"\b(distinct|different|unique)\b", text) and not group else ""
         if any(a is w.sort_only for a in plain) and len(plain) > 1 and not group and not aggs and not distinct:
             plain = [a for a in plain if a is not w.sort_only]  # sorted by, not shown
-        select = [_q(a[2]) for a in plain]
+        select = [quote(a[2]) for a in plain]
         for _t, _a, col, agg in aggs:
             if agg == "count":
                 select.append("count(*)")
             else:
-                select.append(f"{agg}(TRY_CAST({_q(col)} AS DOUBLE))")
+                select.append(f"{agg}(TRY_CAST({quote(col)} AS DOUBLE))")
         if not select:
             if graph.trees and not where:
-                raise _Unanswerable("the question asks for no attribute the grammar can project")
+                raise Unanswerable("the question asks for no attribute the grammar can project")
             col = w.entity_column(graph.trees[0])
             if col is None:
-                raise _Unanswerable("the question asks for no attribute the grammar can project")
-            select = [_q(col)]
+                raise Unanswerable("the question asks for no attribute the grammar can project")
+            select = [quote(col)]
 
         con = duckdb.connect()
         con.register("fused", fused.table)
         if setop and having:
-            raise _Unanswerable("a counted entity beside 'not' or 'both': the grammar does not combine the two")
+            raise Unanswerable("a counted entity beside 'not' or 'both': the grammar does not combine the two")
         if setop and setop[0] == "except":
             read_cols = [a[2] for a in plain + aggs if a[2]] or ([w.entity_column(graph.trees[0])] if graph.trees else [])
-            source, where, k = _except(w, fused, where, [c for c in read_cols if c], setop[1])
+            source, where, k = difference(w, fused, where, [c for c in read_cols if c], setop[1])
             con.register(f"q{k}", fused.part_tables[k])
             sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit)
             full = "WITH " + ",\n".join(fused.ctes + [f"fused AS (\n{fused.final}\n)"]) + "\n" + sql
             return _run(con, sql, full, run, max_rows, w.notes())
         if setop and (aggs or group or order or limit):
-            raise _Unanswerable("'both' beside an aggregate, a group or an order: the grammar intersects plain rows only")
+            raise Unanswerable("'both' beside an aggregate, a group or an order: the grammar intersects plain rows only")
 
         # cardinality: parts the answer reads, and whether only-joined parts repeat their rows
         read = {w.part_of(a[2]) for a in plain + aggs if a[2]}
@@ -496,7 +497,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
         referenced = _quoted(select + where + group + having + [order or ""])
         counts_join = any("count(*)" in h for h in having + [order or ""])  # the join's rows are what is counted
         if read_cols and len(read) < len(fused.parts) and referenced <= set(read_cols) and not counts_join:
-            proj = ", ".join(_q(c) for c in read_cols)
+            proj = ", ".join(quote(c) for c in read_cols)
             n_distinct = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
             if n_distinct < fused.table.num_rows:
                 others = [p["label"] for p in fused.parts if p["label"] not in read]
@@ -504,7 +505,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                                 f"fused rows hold {n_distinct} distinct rows of the parts the answer reads, each read once")
                 source = f"(SELECT DISTINCT {proj} FROM fused) AS fused"
         if ent_cols and (aggs or how_many) and len(read) > 1:
-            proj = ", ".join(_q(c) for c in ent_cols)
+            proj = ", ".join(quote(c) for c in ent_cols)
             n_all = con.sql(f"SELECT count(*) FROM {source}").fetchall()[0][0]
             n_ent = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM {source})").fetchall()[0][0]
             if n_ent < n_all:
@@ -513,7 +514,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
 
         if ent_cols:
             part = next(p for p in fused.parts if p["label"] == w.part_of(ent_cols[0]))
-            proj = ", ".join(_q(c) for c in ent_cols)
+            proj = ", ".join(quote(c) for c in ent_cols)
             kept = con.sql(f"SELECT count(*) FROM (SELECT DISTINCT {proj} FROM fused)").fetchall()[0][0]
             if kept < part["rows"]:
                 warnings.append(f"only {kept} of the {part['rows']} rows of {part['label']} match the plan's joins; "
@@ -527,7 +528,7 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
             sql = _clauses(f"SELECT {distinct}{', '.join(select)}\nFROM {source}", where, group, order, limit, having)
         full = f"WITH fused AS (\n{fused.sql}\n)\n{sql}" if fused.sql else sql
         return _run(con, sql, full, run, max_rows, warnings)
-    except _Unanswerable as exc:
+    except Unanswerable as exc:
         return QueryAnswer(None, reason=str(exc))
 
 
@@ -566,48 +567,3 @@ def _run(con, sql: str, full: str, run: bool, max_rows: int, warnings: list[str]
     con.close()
     rows = [[_as_cell(x) for x in r.values()] for r in table.slice(0, max_rows).to_pylist()]
     return QueryAnswer(full, columns, rows, table.num_rows, warnings)
-
-
-def _set_operation(question: str, graph, w: _Writer) -> tuple[str, int] | None:
-    """``("except", where the cue starts)`` for 'not', 'never', 'without', 'no', 'none', "n't";
-    ``("intersect", 0)`` for 'both' where an attribute has two '=' values ('both the races named A
-    and the races named B'); ``None`` where the graph marks the negation itself (a ``!=``) or
-    'both' has no such attribute ('list both title and id': a plain conjunction)."""
-    if any("!=" in a.evidence.get("compare", {}).values() for t in graph.trees for a in t.attributes):
-        return None
-    cues = list(_NEGATION.finditer(question))
-    negations = [m for m in cues if m.group(0).lower() != "both"]
-    if negations:
-        return "except", negations[0].start()
-    if cues and w.either:
-        return "intersect", 0
-    return None
-
-
-def _except(w: _Writer, fused: Fused, where: list[str], read_cols: list[str], cue: int) -> tuple[str, list[str], int]:
-    """A set difference: ``(FROM clause, WHERE terms, part index)``.
-
-    The answer reads the rows of one part E (the table of the asked columns) that do not occur
-    in the fused join under the negated filters: ``FROM q<k> AS e WHERE <outer> AND NOT EXISTS
-    (SELECT 1 FROM fused AS f WHERE <inner> AND f.c IS NOT DISTINCT FROM e.c …)`` over every
-    column c of E. A filter on E whose value the question says before the cue ('members from
-    USA who did not …') is outer; every other filter is what the question negates ('… haven't
-    built a mill before 1850'). The fusion's inner joins dropped the rows of E that match nothing,
-    so E is read from its own part (``Fused.part_tables``), not from the fused table."""
-    parts = {w.part_of(c) for c in read_cols}
-    if len(parts) != 1:
-        raise _Unanswerable("the question negates ('not', 'no', 'without'), and a set difference is over one table's rows, "
-                            f"but the answer reads {len(parts) or 'no'} tables' columns")
-    label = parts.pop()
-    k = next(i for i, p in enumerate(fused.parts) if p["label"] == label)
-    lower = w.question.lower()
-    outer, inner = [], []
-    for term, col, values in w.terms:
-        said = [lower.find(v.lower()) for v in values if v.lower() in lower]
-        (outer if w.part_of(col) == label and said and min(said) < cue else inner).append(term)
-    others = {w.part[c] for c in fused.table.column_names if c in w.part} - {label}
-    if not inner and not others:
-        raise _Unanswerable("the question negates ('not', 'no', 'without'), but the plan holds nothing beside the asked "
-                            "table for the answer to exclude")
-    ident = [f"f.{_q(c)} IS NOT DISTINCT FROM e.{_q(c)}" for c in fused.part_tables[k].column_names if c != f"_src{k}"]
-    return f"q{k} AS e", outer + [f"NOT EXISTS (SELECT 1 FROM fused AS f WHERE {' AND '.join(inner + ident)})"], k

@@ -19,6 +19,15 @@ from raylake.fuse.fuse import Fused
 ColumnMatch = Callable[[str, list[str]], list[tuple[str, str, float]]]
 
 
+class Unanswerable(Exception):
+    """The grammar cannot express the question over this plan; the message is the reason."""
+
+
+def quote(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def words(text: str) -> set[str]:
     """A header's or a phrase's words, camel case split, lower case, a plural's 's' dropped."""
     text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
@@ -97,7 +106,8 @@ class PlanColumns:
         compared with ``=``/``!=`` must be one of the column's cells (trimmed, case-folded: 'Sigma' is
         a brand, not a lens's name), a number needs a column of numbers ('assigned in 2016' is no
         gender). Any plan column holding the text will do; a column of numbers must also match the
-        attribute's words (:attr:`match`), as numbers are everywhere. ``col`` when none fits."""
+        attribute's words (:attr:`match`) or a word right before the number (:meth:`before`: 'total
+        score smaller than 315' is ``Total``), as numbers are everywhere. ``col`` when none fits."""
         texts = [v for v, op in zip(values, ops) if number(v) is None and op in ("=", "!=")]
         numeric = any(number(v) is not None for v in values)
         if not texts and not numeric:
@@ -108,9 +118,18 @@ class PlanColumns:
 
         if col is not None and fits(col):
             return col
-        matched = [self.names[p][c] for p, c, _ in self.match(attr.name, list(self.names)) if c in self.names.get(p, {})]
+        paths = list(self.names)
+        matched = [self.names[p][c] for p, c, _ in self.match(attr.name, paths) if c in self.names.get(p, {})]
+        if numeric and not texts:  # the words right before the number ('with total score smaller than 315')
+            near = [w for v in values for w in reversed(self.before(v))]
+            matched += [self.names[p][c] for w in near for p, c, _ in self.by_words(w, paths)]
         rest = [n for p in self.names for n in self.names[p].values()] if texts else []
         return next((c for c in matched + rest if fits(c)), col)
+
+    def before(self, value: str, n: int = 4) -> list[str]:
+        """The ``n`` words before the first place the question says ``value``."""
+        m = re.search(r"(?<![\w.])" + re.escape(value.strip()) + r"(?![\w])", self.question, re.I)
+        return re.findall(r"[a-z0-9']+", self.question[: m.start()].lower())[-n:] if m else []
 
     def unheld(self, value: str) -> bool:
         """A lower-case word the question does not quote or capitalise, which no column of the plan

@@ -1,24 +1,12 @@
 """Which fused column an attribute is read from (:mod:`raylake.fuse.plan_columns`), on the example lake."""
 from __future__ import annotations
 
-import csv
-import os
-
 import pytest
 
 from raylake.fuse import fuse
 from raylake.fuse.answer import answer_query
 from raylake.fuse.plan_columns import PlanColumns
-from raylake.intent.model import IntentGraph
-
-
-def rows(lake, path):
-    with open(os.path.join(lake, path), newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-def graph(trees):
-    return IntentGraph.from_json({"trees": trees, "joins": []})
+from tests.fuse.helpers import graph, rows
 
 
 @pytest.fixture(scope="module")
