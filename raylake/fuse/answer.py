@@ -20,7 +20,8 @@ clauses are written:
   equals one value at a time). A lower-case word no plan column holds and the question does not
   quote is no filter (a warning says so): the extractor found it in other tables' cells.
 - **aggregates** — ``evidence.aggregate`` (``count avg sum max min``); 'how many <entity>'
-  is ``count(*)``. A ``count`` on a column whose header already is a count (``num_…``,
+  is ``count(*)``, and a question that opens 'How many' with no 'each/per/every', superlative or
+  second request is that one count (no asked column beside it; its counted noun needs no column). A ``count`` on a column whose header already is a count (``num_…``,
   ``…_number``) is the column. ``max``/``min`` beside other asked columns and no group-by
   is a superlative: ``ORDER BY col DESC|ASC LIMIT 1`` ('the name of the oldest …').
 - **group-by** — with an aggregate, the other asked columns; 'each/per/every <entity>'
@@ -44,11 +45,14 @@ rows, the query reads ``SELECT DISTINCT`` of the parts it does read, and says so
 warnings. A part the answer reads that multiplies the rows of the asked entity's table is
 reported too (its aggregates count an entity once per match).
 
-Limits (each gives ``answer = None`` with a reason, never a guessed answer): a question
-saying 'not', 'never', 'without', 'no' or 'both' whose graph marks no ``!=`` (set
-difference and intersection are not in the grammar), an attribute or value no plan column
-holds, a ``without``/``none`` comparison, nothing asked and no aggregate, a fusion that
-left no rows to read. No nested queries or LIKE; HAVING only on counted rows.
+Set operations — 'not' as a set difference over the asked table's rows, 'both' as an
+intersection — are :mod:`raylake.fuse.setops`'s.
+
+Limits (each gives ``answer = None`` with a reason, never a guessed answer): a set difference
+over two tables' columns or beside a counted entity, 'both' beside an aggregate, a group or an
+order, an attribute or value no plan column holds, a ``without``/``none`` comparison, nothing
+asked and no aggregate, a fusion that left no rows to read. No nested queries or LIKE; HAVING
+only on counted rows.
 """
 from __future__ import annotations
 
@@ -276,7 +280,7 @@ class _Writer(PlanColumns):
                     continue
                 if col is None:
                     raise Unanswerable(f"no column of the plan holds the attribute '{attr.name}' the value "
-                                        f"{values[0]!r} constrains")
+                                       f"{values[0]!r} constrains")
                 if "between" in ops and len(values) == 2:
                     lo, hi = sorted(values, key=lambda v: (number(v) is None, number(v) or 0, v))
                     out.append(f"{self.cmp(col, '>=', lo)} AND {self.cmp(col, '<=', hi)}")
@@ -400,6 +404,8 @@ def answer_query(question: str, graph, fused: Fused, max_rows: int = 1_000, run:
                 if w.names_value(attr):
                     continue
                 col = w.column(tree, attr)
+                if col is None and how_many and _ONE_COUNT.match(question):
+                    continue  # 'How many members of club X …?': the noun counted, which needs no column
                 if col is None:
                     raise Unanswerable(f"no column of the plan holds the asked attribute '{attr.name}'")
                 agg = ev.get("aggregate")

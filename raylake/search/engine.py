@@ -54,7 +54,7 @@ class Answer:
     max_fused_rows: int | None = field(default=None, repr=False)  # None: the current context's SearchConfig
     # the NL2SQL agent (raylake.fuse.nl2sql) that writes the answer query when an LLM is configured
     agent: object = field(default=None, repr=False, compare=False)
-    # how the offline grammar finds a plan column for an attribute's words (raylake.fuse.answer.ColumnMatch)
+    # how the offline grammar finds a plan column for an attribute's words (raylake.fuse.plan_columns.ColumnMatch)
     match: object = field(default=None, repr=False, compare=False)
     _fusion: Fused | None = field(default=None, repr=False, compare=False)
     _query: QueryAnswer | None = field(default=None, repr=False, compare=False)
