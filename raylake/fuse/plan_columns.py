@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from raylake.fuse.fuse import Fused
 
 # (words, plan table paths) -> [(path, column, score)], best first: the plan's columns for an attribute's words
@@ -35,6 +38,7 @@ def words(text: str) -> set[str]:
 
 
 def number(v: str) -> float | None:
+    """``v`` as a number, or None where it is text."""
     try:
         return float(v)
     except ValueError:
@@ -58,8 +62,7 @@ class PlanColumns:
         self.present = set(fused.table.column_names)
         self.names = {p: {c: n for c, n in cols.items() if n in self.present} for p, cols in fused.names.items()}
         self.part = {n: p["label"] for p in fused.parts for m in p["tables"] for n in fused.names.get(m, {}).values()}
-        self._cells: dict[str, list] = {}
-        self._texts: dict[str, set[str]] = {}
+        self._texts: dict[str, pa.ChunkedArray] = {}
 
     def own_tables(self, tree) -> list[str]:
         """The tables the extractor gave the tree's entity that the plan holds."""
@@ -151,21 +154,30 @@ class PlanColumns:
         return any(self.question[max(0, m.start() - 1) : m.start()] in ("'", '"', "‘", "“")
                    for m in re.finditer(re.escape(value.strip()), self.question, re.I))
 
-    def cells(self, col: str) -> list:
-        if col not in self._cells:
-            self._cells[col] = self.fused.table.column(col).to_pylist()
-        return self._cells[col]
+    def texts(self, col: str) -> pa.ChunkedArray:
+        """``col``'s cells as trimmed, case-folded text (computed once: a plan's filters look up
+        several values, and a fused table may hold a million rows)."""
+        if col not in self._texts:
+            column = self.fused.table.column(col)
+            try:
+                text = pc.cast(column, pa.string())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a nested or odd type: its Python text
+                text = pa.chunked_array([pa.array([None if x is None else str(x) for x in column.to_pylist()], pa.string())])
+            self._texts[col] = pc.utf8_lower(pc.utf8_trim_whitespace(text))
+        return self._texts[col]
 
     def holds(self, col: str, value: str) -> bool:
         """Whether ``value`` (trimmed, case-folded) is one of ``col``'s cells."""
-        if col not in self._texts:
-            self._texts[col] = {str(x).strip().lower() for x in self.cells(col) if x is not None}
-        return value.strip().lower() in self._texts[col]
+        return bool(pc.any(pc.equal(self.texts(col), value.strip().lower())).as_py())
 
     def numeric(self, col: str) -> bool:
-        """Whether most of ``col``'s cells are numbers (9 in 10: a stray 'N/A' does not make text)."""
-        vals = [x for x in self.cells(col) if x is not None and str(x).strip() != ""]
-        return bool(vals) and sum(number(str(x)) is not None for x in vals) >= 0.9 * len(vals)
+        """Whether ``col`` holds numbers: a numeric type, or 9 in 10 of its first 10,000 non-empty
+        cells parse as numbers (the lake's CSVs keep no types; a stray 'N/A' does not make text)."""
+        kind = self.fused.table.column(col).type
+        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+            return True
+        vals = [x for x in self.texts(col).slice(0, 10_000).to_pylist() if x]
+        return bool(vals) and sum(number(x) is not None for x in vals) >= 0.9 * len(vals)
 
     def part_of(self, column: str) -> str:
         return self.part[column]
