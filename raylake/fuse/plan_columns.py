@@ -59,6 +59,8 @@ class PlanColumns:
     def __init__(self, question: str, graph, fused: Fused, match: ColumnMatch | None = None):
         self.question, self.graph, self.fused = question, graph, fused
         self.match = match or self.by_words
+        self._matches: dict[str, list[tuple[str, str, float]]] = {}
+        self._numeric: dict[str, bool] = {}
         self.present = set(fused.table.column_names)
         self.names = {p: {c: n for c, n in cols.items() if n in self.present} for p, cols in fused.names.items()}
         self.part = {n: p["label"] for p in fused.parts for m in p["tables"] for n in fused.names.get(m, {}).values()}
@@ -81,10 +83,17 @@ class PlanColumns:
             name = self.names.get(path, {}).get(col)
             if name:
                 return name
-        own, paths = set(self.own_tables(tree)), list(self.names)
+        own = set(self.own_tables(tree))
         found = [(path in own, score, self.names[path][col]) for path, col, score in
-                 self.match(attr.name, paths) or self.by_words(attr.name, paths) if col in self.names.get(path, {})]
+                 self.matches(attr.name) or self.by_words(attr.name, list(self.names)) if col in self.names.get(path, {})]
         return max(found, key=lambda f: f[:2])[2] if found else None
+
+    def matches(self, text: str) -> list[tuple[str, str, float]]:
+        """:attr:`match` of ``text`` over the plan's tables, once per text: an attribute's column is
+        read by several clauses, and the engine's match ranks the lake's headers."""
+        if text not in self._matches:
+            self._matches[text] = self.match(text, list(self.names))
+        return self._matches[text]
 
     def by_words(self, text: str, paths: list[str]) -> list[tuple[str, str, float]]:
         """The :data:`ColumnMatch` without a lake index: the plan headers sharing words with ``text``
@@ -122,7 +131,7 @@ class PlanColumns:
         if col is not None and fits(col):
             return col
         paths = list(self.names)
-        matched = [self.names[p][c] for p, c, _ in self.match(attr.name, paths) if c in self.names.get(p, {})]
+        matched = [self.names[p][c] for p, c, _ in self.matches(attr.name) if c in self.names.get(p, {})]
         if numeric and not texts:  # the words right before the number ('with total score smaller than 315')
             near = [w for v in values for w in reversed(self.before(v))]
             matched += [self.names[p][c] for w in near for p, c, _ in self.by_words(w, paths)]
@@ -141,7 +150,7 @@ class PlanColumns:
         it is dropped and the answer says so; a value the question names is kept, whatever it empties."""
         if number(value) is not None or self.named(value):
             return False
-        return not any(self.holds(c, value) for c in self.fused.table.column_names if c in self.part)
+        return not any(self.holds(c, value) for c in self.part if c in self.present)
 
     def named(self, value: str) -> bool:
         """Whether the question quotes ``value``, writes it with a capital, or does not say it as such
@@ -173,11 +182,14 @@ class PlanColumns:
     def numeric(self, col: str) -> bool:
         """Whether ``col`` holds numbers: a numeric type, or 9 in 10 of its first 10,000 non-empty
         cells parse as numbers (the lake's CSVs keep no types; a stray 'N/A' does not make text)."""
-        kind = self.fused.table.column(col).type
-        if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-            return True
-        vals = [x for x in self.texts(col).slice(0, 10_000).to_pylist() if x]
-        return bool(vals) and sum(number(x) is not None for x in vals) >= 0.9 * len(vals)
+        if col not in self._numeric:  # asked of a column by every value and candidate that tries it
+            kind = self.fused.table.column(col).type
+            if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+                self._numeric[col] = True
+            else:
+                vals = [x for x in self.texts(col).slice(0, 10_000).to_pylist() if x]
+                self._numeric[col] = bool(vals) and sum(number(x) is not None for x in vals) >= 0.9 * len(vals)
+        return self._numeric[col]
 
     def part_of(self, column: str) -> str:
         return self.part[column]
