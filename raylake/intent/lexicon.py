@@ -8,6 +8,9 @@ outside: the headers referencing its bare ``id`` key (``station_id`` → station
 without table names, that is how a table says what it is about. Glued headers are split
 where the lake spells the parts apart (``customerid``, ``fname``), and short entity words
 that abbreviate a question's word (``stu`` for student) are found by :meth:`Lexicon.abbreviations`.
+Where the lake names its files (``pets_1/Has_Pet.csv``), the file name is a third source
+(:func:`name_entity_words`); a neutral name (``t0321.csv``) adds nothing, so such a lake reads
+exactly as before.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from raylake.index.profile import KEY_WORDS
+from raylake.lake.names import is_word, split_words
 
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index", "data": "data",
               "series": "series", "species": "species", "statuses": "status", "addresses": "address", "classes": "class",
@@ -94,6 +98,7 @@ class Lexicon:
                         cnt["_".join(toks[:-1])] += 3 if c in own_key else 1
                 else:
                     cnt[toks[0]] += 1
+            cnt.update(name_entity_words(index.paths[t]))
             self.table_entity_words.append(cnt)
         self.referenced: dict[int, dict[str, list[int]]] = {}  # table -> word -> the tables whose headers name it so
         self._referenced_words(index, index.graph)
@@ -191,6 +196,31 @@ class Lexicon:
         if not tables:
             return 0.0
         return min(1.0, 0.5 + 0.1 * len(tables)) if len(tables) < 60 else 0.5
+
+
+def name_entity_words(path: str) -> Counter:
+    """The entity words a meaningful file name gives its table, weighed as header evidence is.
+
+    The stem's words as one compound name the table as its own key does (3: ``Has_Pet`` →
+    ``has_pet``, ``Student`` → ``student``); of two or more words, the first is a modifier the
+    table refers to, counted as a foreign key's prefix is (1: ``Apartment_Bookings`` refers to
+    apartments), so it names the table only where headers agree. The last word is not taken as
+    the compound's head noun: in exports it is often a kind shared by many tables (``_history``,
+    ``_report``, ``_stats``), and on the named Spider lake it added nothing (docs/intent.md).
+    Folders are not read: they group tables (a database, a source system) and name none of them.
+    A neutral stem (no token is a word, :func:`~raylake.lake.names.is_word`: ``t0321``, a hash)
+    gives nothing, so a lake of neutral names reads exactly as before. Digits are dropped.
+    """
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    words = [w for w in split_words(stem) if w.isalpha()]
+    if not any(is_word(w) for w in words):
+        return Counter()
+    toks = [lemma(w) for w in words]
+    out = Counter({"_".join(toks): 3})
+    if len(toks) >= 2:
+        out[toks[0]] += 1
+    return out
 
 
 _GLUED_TAIL = ("id", "name", "date", "type", "code", "detail", "number", "count", "price", "status", "year")

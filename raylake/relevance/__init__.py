@@ -9,13 +9,14 @@ and the prefix of highest expected F1 + P(sufficient) is the answer, the budget 
 Trained on questions with known tables, on pseudo-questions generated from the lake itself,
 or both.
 """
+from raylake.lake.names import name_words
 from raylake.relevance.classifier import CompletionClassifier
 from raylake.relevance.complete import STATE_FEATURES, Calibration, Completion
 from raylake.relevance.encoder import BiEncoder
 from raylake.relevance.features import FEATURES, CandidateFeatures
 from raylake.relevance.model import PACKAGED, LakeRelevance, Ranking, RelevanceModel
 from raylake.relevance.select import best_prefix, choose
-from raylake.relevance.text import name_words, table_text
+from raylake.relevance.text import table_text
 
 __all__ = ["BiEncoder", "Calibration", "CandidateFeatures", "Completion", "CompletionClassifier", "FEATURES",
            "LakeRelevance", "PACKAGED", "Ranking", "RelevanceModel", "STATE_FEATURES", "best_prefix", "choose",

@@ -28,7 +28,7 @@ import os
 import numpy as np
 
 from raylake.intent.lexicon import tokens
-from raylake.relevance.text import name_words
+from raylake.lake.names import name_words
 
 FEATURES = (
     "score", "score_gap", "score_z", "log_rank", "cluster_score_gap", "cluster_log_rank",

@@ -128,7 +128,17 @@ def test_extractor_finds_tables_that_never_say_what_they_are(small_index):
     g = ex.extract("What is the accreditation type of the phone whose hardware model name is 'Model-007'?")
     assert _top_table(g, "phone") == "phones/phone.csv"
     why = next(t for t in g.trees if "phone" in t.evidence["words"]).evidence["why"]
-    assert why["from"] == "holds a precise attribute or value of the question"
+    assert why["from"] == "named 'phone' by its file name"
+
+
+def test_a_meaningful_file_name_names_its_table_and_a_neutral_one_nothing():
+    from raylake.intent.lexicon import name_entity_words
+
+    assert name_entity_words("pets_1/Has_Pet.csv") == {"has_pet": 3, "has": 1}
+    assert name_entity_words("rentals/Apartment_Bookings_2.csv") == {"apartment_booking": 3, "apartment": 1}
+    assert name_entity_words("zoo/animals.parquet") == {"animal": 3}
+    for neutral in ("t0321.csv", "lake/7f3a9c.parquet", "x_1.csv"):
+        assert name_entity_words(neutral) == {}, neutral
 
 
 def test_a_possessive_is_no_word():

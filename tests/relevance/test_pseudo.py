@@ -8,7 +8,7 @@ import random
 import pytest
 
 from raylake.relevance.pseudo import PseudoQuestion, pseudo_questions
-from raylake.relevance.text import split_words
+from raylake.lake.names import split_words
 
 
 def _write(path: str, header: list[str], rows: list[list]) -> None:

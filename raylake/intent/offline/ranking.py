@@ -21,7 +21,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from raylake.intent.lexicon import tokens
+from raylake.intent.lexicon import name_entity_words, tokens
 from raylake.intent.offline.matching import Matcher
 from raylake.reward.psi import rescale
 from raylake.config import IntentConfig
@@ -48,7 +48,10 @@ class Ranker:
             source = "holds a precise attribute or value of the question"
         elif src[0] == "named":
             by = self.lex.referenced.get(t, {}).get(src[1])
-            how = f"by the headers of {', '.join(self.index.paths[u] for u in by[:2])} referencing it" if by else "by its headers"
+            if by:
+                how = f"by the headers of {', '.join(self.index.paths[u] for u in by[:2])} referencing it"
+            else:
+                how = "by its file name" if src[1] in name_entity_words(self.index.paths[t]) else "by its headers"
             source = f"named {src[1]!r} {how}" + (" (abbreviated)" if src[2] else "")
         elif src[0] == "header":
             source = f"header {self.index.columns['name'][src[1]]!r}"

@@ -13,7 +13,8 @@ import os
 import re
 
 from raylake.intent.lexicon import lemma
-from raylake.relevance.text import name_words, plural, split_words
+from raylake.lake.names import name_words, split_words
+from raylake.relevance.text import plural
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
