@@ -1,7 +1,7 @@
 """BM25 (Okapi, rank-bm25) over each table's header and sample values.
 
 A table's document is its file and folder name words when they mean something
-(:func:`raylake.relevance.text.name_words`: none on a lake of neutral names), then, per column, its header words and its sampled distinct values
+(:func:`raylake.lake.names.name_words`: none on a lake of neutral names), then, per column, its header words and its sampled distinct values
 (``columns.sample`` of the index), tokenised and lemmatised the way raylake's lexicon
 tokenises headers, so ``Budget_in_Billions`` and "budgets in billions" share tokens.
 Top L tables by BM25 score; ties by table order.
@@ -13,7 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from bench.retrieval.base import Method, top_k
 from raylake.intent.lexicon import tokens
-from raylake.relevance.text import name_words
+from raylake.lake.names import name_words
 
 
 def build_corpus(index) -> BM25Okapi:

@@ -38,11 +38,12 @@ import numpy as np
 from raylake.errors import RaylakeError
 from raylake.index.profile import KEY_WORDS
 from raylake.intent.lexicon import lemma
+from raylake.lake.names import name_words, split_words
 from raylake.learn.compress import compress
 from raylake.learn.lake_arrays import DTYPES, LakeArrays
 from raylake.learn.expand import expand_centrality
 from raylake.learn.trajectories import sample_columns
-from raylake.relevance.text import name_words, plural, split_words
+from raylake.relevance.text import plural
 
 P_VALUE = 0.7  # share of questions that filter on a literal; the rest ask for columns only
 MAX_VALUE_CHARS = 40  # longer cells (addresses, free text) read as no question would quote them
