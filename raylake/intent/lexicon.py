@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from raylake.index.profile import KEY_WORDS
-from raylake.lake.names import is_word, split_words
+from raylake.lake.names import stem_words
 
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "indices": "index", "data": "data",
               "series": "series", "species": "species", "statuses": "status", "addresses": "address", "classes": "class",
@@ -208,15 +208,12 @@ def name_entity_words(path: str) -> Counter:
     the compound's head noun: in exports it is often a kind shared by many tables (``_history``,
     ``_report``, ``_stats``), and on the named Spider lake it added nothing (docs/intent.md).
     Folders are not read: they group tables (a database, a source system) and name none of them.
-    A neutral stem (no token is a word, :func:`~raylake.lake.names.is_word`: ``t0321``, a hash)
+    A neutral stem (no token is a word, :func:`~raylake.lake.names.stem_words`: ``t0321``, a hash)
     gives nothing, so a lake of neutral names reads exactly as before. Digits are dropped.
     """
-    stem = path.replace("\\", "/").rsplit("/", 1)[-1]
-    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
-    words = [w for w in split_words(stem) if w.isalpha()]
-    if not any(is_word(w) for w in words):
+    toks = [lemma(w) for w in stem_words(path)]
+    if not toks:
         return Counter()
-    toks = [lemma(w) for w in words]
     out = Counter({"_".join(toks): 3})
     if len(toks) >= 2:
         out[toks[0]] += 1

@@ -27,12 +27,30 @@ def is_word(w: str) -> bool:
     return len(w) >= 3 and w.isalpha() and bool(_VOWEL.search(w))
 
 
+def _meaningful(words: list[str]) -> list[str]:
+    """``words`` without digits, or ``[]`` when none of them is a word (:func:`is_word`)."""
+    words = [w for w in words if w.isalpha()]
+    return words if any(is_word(w) for w in words) else []
+
+
+def _parts(path: str) -> list[str]:
+    """The folders and the file stem of ``path`` (its extension dropped), ``/`` or ``\\`` separated."""
+    parts = path.replace("\\", "/").split("/")
+    if "." in parts[-1]:
+        parts[-1] = parts[-1].rsplit(".", 1)[0]
+    return parts
+
+
 def name_words(path: str) -> str:
     """The meaningful words of a lake path (folders and file stem), or ``''`` for a neutral name.
 
     Digits are dropped (shard suffixes ``_1``/``_2``, years in exports); a path none of whose
     tokens is a word (:func:`is_word`) is neutral.
     """
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    words = [w for part in stem.replace("\\", "/").split("/") for w in split_words(part) if w.isalpha()]
-    return " ".join(words) if any(is_word(w) for w in words) else ""
+    return " ".join(_meaningful([w for part in _parts(path) for w in split_words(part)]))
+
+
+def stem_words(path: str) -> list[str]:
+    """The meaningful words of the file stem alone (``pets_1/Has_Pet.csv`` → ``['has', 'pet']``), or
+    ``[]`` for a neutral stem, whatever its folders say."""
+    return _meaningful(split_words(_parts(path)[-1]))

@@ -13,7 +13,8 @@ the header counts X, a name held in two columns, a cue word that a cell holds, l
 scores that do not follow the process's hash seed, an attribute only one table spells, an
 implied tree's own table listed before its shards, the second pass that chooses the named
 entities beside a table the lake alone picked, and a generic word ('names') that says which of
-the tables an entity word names is meant."""
+the tables an entity word names is meant; and the file name that does say what its table is, where it is
+meaningful (a neutral one says nothing)."""
 from __future__ import annotations
 
 import os
